@@ -1,0 +1,182 @@
+/**
+ * The bridge's configuration, as one zod schema. Every key has a default where a sensible one exists;
+ * `load.ts` merges config/default.json, config/<NODE_ENV>.json, the file at SCIM_BRIDGE_CONFIG and
+ * environment variables, then parses the result here. A bad value stops the process with a message
+ * that names the key (see `formatConfigError`).
+ *
+ * Values the platform contract marks "not shown" (platform SCIM write paths, status codes of
+ * message-bearing failures, rate limits, page sizes) are config values here, with defaults, and are
+ * called out in the README's configuration reference.
+ */
+import { z } from "zod";
+
+/** A hex SHA-256 digest, optionally written `sha256:<hex>`. Config never holds a token, only its hash. */
+const sha256Hex = z
+  .string()
+  .transform((s) => s.replace(/^sha256:/i, "").toLowerCase())
+  .pipe(z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 hex digest (64 hex characters); run `npm run cli -- token new <directory>` to make one"));
+
+/**
+ * Directory ids appear in the SCIM base URL (`/scim/v2/{id}`), in Redis hash tags (`{id}`) and in BullMQ
+ * job ids, so they are restricted to characters that are safe in all three (Okta also rejects `_` in base URLs).
+ */
+export const DIRECTORY_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** Attribute types of the platform contract: "one of `string`, `number`, `string_array`, `number_array`, `boolean`". */
+export const attributeTypeSchema = z.enum(["string", "number", "string_array", "number_array", "boolean"]);
+
+const rateLimitSchema = z.object({
+  /** Calls allowed per window for this directory (platform rate limits are "not shown": set them from your plan). */
+  max: z.number().int().positive().default(50),
+  durationMs: z.number().int().positive().default(1000),
+});
+
+const platformSchema = z.object({
+  /** The platform's {base_url}: it "already includes the `/api` path prefix", e.g. https://acme.example.com/api */
+  baseUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")),
+  /** Deployment the key must cover; checked at start with GET /v1/deployments. */
+  deploymentId: z.number().int().nonnegative(),
+  /** Name of the environment variable that holds the platform API key (the key itself never goes in a file). */
+  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "expected an environment variable name such as PLATFORM_API_KEY"),
+  timeoutMs: z.number().int().positive().default(10000),
+  /** Concurrent in-flight platform calls from one worker process for this directory. */
+  maxConnections: z.number().int().positive().default(16),
+  /** Members per platform SCIM group PATCH (batching of membership deltas). */
+  memberBatchSize: z.number().int().positive().max(10000).default(100),
+  /** Page size for platform SCIM lists and embed-tenant group cursors ("page size bounds of `first`: not shown"). */
+  pageSize: z.number().int().positive().max(1000).default(100),
+  /** Status the platform uses for message-bearing failures of generate-session ("not shown"; 400 unless you know better). */
+  messageFailureStatus: z.number().int().min(400).max(499).default(400),
+});
+
+const attributeMappingSchema = z.object({
+  /** SCIM attribute path on the User, e.g. `urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department` or `title`. */
+  scim: z.string().min(1),
+  /** Platform user-attribute name. */
+  name: z.string().min(1),
+  type: attributeTypeSchema,
+  description: z.string().optional(),
+  displayName: z.string().optional(),
+});
+
+const embedSchema = z.object({
+  /** "lowercase, 5 to 36 characters, starts with a letter, ends with a letter or digit, only `a-z`, `0-9`, `-`" */
+  tenantName: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{3,34}[a-z0-9]$/, "expected 5–36 characters of a-z, 0-9 and '-', starting with a letter and ending with a letter or digit"),
+  /** SCIM attribute whose value becomes the platform externalId (trimmed and lower-cased). */
+  externalIdAttribute: z.string().default("userName"),
+  attributeMapping: z.array(attributeMappingSchema).default([]),
+  /** IdP group displayName → embed-tenant group name. Unmapped groups keep their displayName. */
+  groupNameMapping: z.record(z.string(), z.string()).default({}),
+  /** Only IdP groups whose displayName matches this regular expression are synced (default: all). */
+  groupFilter: z.string().optional(),
+  /** Account-wide limit of external users ("10,000 (raisable through support)"). */
+  externalUserLimit: z.number().int().positive().default(10000),
+});
+
+const workforceSchema = z.object({
+  /** What an IdP DELETE /Users does on the platform: deactivate (default, reversible) or delete. */
+  onUserDelete: z.enum(["deactivate", "delete"]).default("deactivate"),
+});
+
+export const directorySchema = z
+  .object({
+    id: z.string().regex(DIRECTORY_ID, "expected lower-case letters, digits and '-' (1–63 characters, starting with a letter or digit)"),
+    displayName: z.string().optional(),
+    tokenHashes: z.array(sha256Hex).min(1, "expected at least one token hash"),
+    target: z.enum(["workforce", "embed"]),
+    platform: platformSchema,
+    embed: embedSchema.optional(),
+    workforce: workforceSchema.default({ onUserDelete: "deactivate" }),
+    rateLimit: rateLimitSchema.default({ max: 50, durationMs: 1000 }),
+    /** Reconciles of this directory that may run at once across all workers. */
+    concurrency: z.number().int().positive().default(8),
+    /** Cron expression for a scheduled full resync (optional). */
+    resyncSchedule: z.string().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.target === "embed" && !d.embed) {
+      ctx.addIssue({ code: "custom", path: ["embed"], message: "required when target is \"embed\" (at least { \"tenantName\": \"...\" })" });
+    }
+  });
+
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().default("0.0.0.0"),
+        port: z.number().int().min(0).max(65535).default(8080),
+        /** Absolute base URL the IdPs use; `meta.location` and `Location` are built from it. */
+        publicBaseUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")).optional(),
+        /** Largest accepted request body in bytes (413 above it). */
+        bodyLimitBytes: z.number().int().positive().default(1048576),
+        trustProxy: z.union([z.boolean(), z.number().int(), z.string()]).default(false),
+        /** Seconds sent in Retry-After when Redis is unreachable (503). */
+        retryAfterSeconds: z.number().int().positive().default(5),
+      })
+      .prefault({}),
+    redis: z
+      .object({
+        url: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").default("redis://127.0.0.1:6379"),
+        /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
+        keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
+        commandTimeoutMs: z.number().int().positive().default(5000),
+      })
+      .prefault({}),
+    scim: z
+      .object({
+        /** Largest `count` honoured (ServiceProviderConfig `filter.maxResults`). */
+        maxResults: z.number().int().positive().max(10000).default(200),
+        /** Page size when the request gives no `count`. */
+        defaultCount: z.number().int().positive().default(100),
+        /** Largest accepted filter expression, in characters. */
+        maxFilterLength: z.number().int().positive().default(4096),
+        /** Largest member list a single group may hold. */
+        maxGroupMembers: z.number().int().positive().default(200000),
+      })
+      .prefault({}),
+    auth: z
+      .object({
+        /** Failed authentications per client address allowed in `windowSeconds` before 429. */
+        maxFailures: z.number().int().positive().default(20),
+        windowSeconds: z.number().int().positive().default(60),
+      })
+      .prefault({}),
+    admin: z
+      .object({
+        /** SHA-256 hashes of admin tokens (never a SCIM token). Empty: the admin API answers 401 to everyone. */
+        tokenHashes: z.array(sha256Hex).default([]),
+      })
+      .prefault({}),
+    sync: z
+      .object({
+        attempts: z.number().int().positive().default(10),
+        backoffMs: z.number().int().positive().default(1000),
+        sweepIntervalMs: z.number().int().positive().default(5000),
+        /** A reconcile job that has not finished in this many ms is considered stalled and handed to another worker. */
+        lockDurationMs: z.number().int().positive().default(30000),
+        workerConcurrency: z.number().int().positive().default(16),
+      })
+      .prefault({}),
+    log: z
+      .object({
+        level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      })
+      .prefault({}),
+    directories: z.array(directorySchema).default([]),
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.directories.forEach((d, i) => {
+      if (seen.has(d.id)) ctx.addIssue({ code: "custom", path: ["directories", i, "id"], message: `duplicate directory id "${d.id}"` });
+      seen.add(d.id);
+    });
+  });
+
+/** The parsed configuration. */
+export type Config = z.output<typeof configSchema>;
+/** One parsed directory. */
+export type DirectoryConfig = z.output<typeof directorySchema>;
+/** Raw input accepted by the schema (before defaults). */
+export type ConfigInput = z.input<typeof configSchema>;
