@@ -1,0 +1,91 @@
+/**
+ * The SCIM server: `/scim/v2/{directoryId}` per directory. Order matters:
+ * auth (before any body is read) → body parser with the configured limit → our /Users and /Groups
+ * (store-backed, indexed, paged) → scimmy-routers for /ServiceProviderConfig, /ResourceTypes, /Schemas
+ * and /Me → SCIM 404 for anything else → the SCIM error renderer (never an HTML page or a stack trace).
+ */
+import express, { type Express } from "express";
+import SCIMMYRouters from "scimmy-routers";
+import SCIMMY from "scimmy";
+import type { Logger } from "pino";
+import type { Config } from "../config/schema";
+import type { GroupStore, UserStore } from "../store";
+import { directoryAuth } from "./auth";
+import type { ScimContext, ScimSettings } from "./context";
+import { ScimError, scimErrorHandler, sendScimError } from "./errors";
+import { groupsRouter } from "./resources/groups";
+import { usersRouter } from "./resources/users";
+import { setupScimmy } from "./schemas";
+
+export interface ScimAppDeps {
+  config: Config;
+  users: UserStore;
+  groups: GroupStore;
+  logger: Logger;
+}
+
+const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
+
+/** scimmy-routers for the discovery endpoints; its resource routes are shadowed by ours. */
+function discoveryRouter(settings: ScimSettings, baseUrl: () => string): express.Router {
+  setupScimmy();
+  const router = new SCIMMYRouters({
+    type: "bearer",
+    docUri: "https://datatracker.ietf.org/doc/html/rfc6750",
+    handler: async () => undefined as unknown as string, // authentication already happened (directoryAuth)
+    context: async () => ({}),
+    baseUri: async () => baseUrl(),
+  });
+  // ServiceProviderConfig true to what is implemented ([RFC7643§5])
+  SCIMMY.Config.set({
+    patch: { supported: true },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: settings.maxResults },
+    changePassword: { supported: false },
+    sort: { supported: true },
+    etag: { supported: true },
+  });
+  return router as unknown as express.Router;
+}
+
+/** Builds the SCIM express app for every configured directory. */
+export function createScimApp({ config, users, groups, logger }: ScimAppDeps): Express {
+  const settings: ScimSettings = {
+    maxResults: config.scim.maxResults,
+    defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
+    maxFilterLength: config.scim.maxFilterLength,
+  };
+  const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
+  const hashes = new Map(config.directories.map((d) => [d.id, d.tokenHashes.map((h) => Buffer.from(h, "hex"))]));
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", config.server.trustProxy);
+
+  const dir = express.Router({ mergeParams: true });
+  dir.use(directoryAuth(hashes));
+  dir.use((req, res, next) => {
+    const directoryId = String(req.params.directoryId);
+    const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings };
+    res.locals.scim = ctx;
+    // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
+    Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });
+    next();
+  });
+  dir.use(express.json({ type: JSON_TYPES, limit: config.server.bodyLimitBytes, strict: false }));
+  dir.use((req, _res, next) => {
+    if (["POST", "PUT", "PATCH"].includes(req.method) && !req.is(JSON_TYPES)) {
+      return next(new ScimError(415, undefined, "Content-Type must be application/scim+json or application/json"));
+    }
+    next();
+  });
+  dir.use("/Users", usersRouter());
+  dir.use("/Groups", groupsRouter());
+  dir.use(discoveryRouter(settings, () => publicBase));
+
+  app.use("/scim/v2/:directoryId", dir);
+  app.use((_req, res) => sendScimError(res, 404, undefined, "Endpoint not found"));
+  app.use(scimErrorHandler(logger, config.server.retryAfterSeconds));
+  return app;
+}

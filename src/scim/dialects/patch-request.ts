@@ -1,0 +1,90 @@
+/**
+ * Normalises a PATCH request body into the RFC 7644 §3.5.2 shape SCIMMY and our group engine expect,
+ * accepting every form Okta and Entra ID send (IDP-DIALECTS.md):
+ * - O6 and others: `schemas` missing → added (Okta's real requests carry it; tolerant anyway);
+ * - E1: "Don't require a case-sensitive match on … `op`" → `Add`/`Replace`/`Remove` lower-cased;
+ * - E19: empty `Operations` → an empty list (a no-op, not an error);
+ * - E5/O9: a no-path `value` object whose keys are attribute paths (`name.givenName`, URN-prefixed
+ *   `urn:…:User:employeeNumber`) or extension objects → one path operation per attribute;
+ * - E3: string booleans → booleans (see coerce-values.ts).
+ */
+import { ScimError } from "../errors";
+import { PATCH_SCHEMA, type ResourceKind } from "../schemas";
+import { coerceAt, coerceObject } from "./coerce-values";
+
+type Json = Record<string, unknown>;
+
+/** One operation after normalisation. */
+export interface PatchOperation {
+  op: "add" | "remove" | "replace";
+  path?: string;
+  value?: unknown;
+}
+
+const IGNORED_NO_PATH_KEYS = new Set(["id", "meta", "schemas"]);
+
+/** The attribute path with value filters stripped, lower-cased: `emails[type eq "work"].value` → `emails.value`. */
+export function plainPath(path: string): string {
+  return path.replace(/\[[^\]]*\]/g, "").toLowerCase();
+}
+
+function getCI(obj: Json, name: string): unknown {
+  for (const k of Object.keys(obj)) if (k.toLowerCase() === name) return obj[k];
+  return undefined;
+}
+
+/** Validates and normalises a PatchOp body; throws 400 invalidSyntax / invalidValue on shapes nobody sends. */
+export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperation[] {
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw new ScimError(400, "invalidSyntax", "PATCH body must be a PatchOp JSON object");
+  }
+  const b = body as Json;
+  const schemas = b.schemas;
+  if (schemas !== undefined && (!Array.isArray(schemas) || !schemas.some((s) => typeof s === "string" && s.toLowerCase() === PATCH_SCHEMA.toLowerCase()))) {
+    throw new ScimError(400, "invalidSyntax", `PATCH body schemas must be ["${PATCH_SCHEMA}"]`);
+  }
+  const ops = getCI(b, "operations");
+  if (ops === undefined || ops === null) return [];
+  if (!Array.isArray(ops)) throw new ScimError(400, "invalidSyntax", "PATCH body 'Operations' must be an array");
+
+  const out: PatchOperation[] = [];
+  ops.forEach((raw, i) => {
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new ScimError(400, "invalidSyntax", `Operation ${i + 1} must be an object`);
+    const o = raw as Json;
+    const opName = String(getCI(o, "op") ?? "").toLowerCase();
+    if (opName !== "add" && opName !== "remove" && opName !== "replace") {
+      throw new ScimError(400, "invalidSyntax", `Invalid operation '${String(getCI(o, "op"))}' for operation ${i + 1} in PatchOp request body`);
+    }
+    const path = getCI(o, "path");
+    const value = getCI(o, "value");
+    if (path !== undefined && path !== null && (typeof path !== "string" || !path.trim())) {
+      throw new ScimError(400, "invalidPath", `Operation ${i + 1} has an invalid path`);
+    }
+    if (typeof path === "string" && path.trim()) {
+      const p = path.trim();
+      if (opName !== "remove" && value === undefined) throw new ScimError(400, "invalidValue", `Operation ${i + 1} ('${opName}') needs a value`);
+      out.push({ op: opName, path: p, ...(value !== undefined ? { value: coerceAt(kind, plainPath(p), value) } : {}) });
+      return;
+    }
+    // [RFC7644§3.5.2.2] "If "path" is unspecified, the operation fails with … "noTarget"" (remove)
+    if (opName === "remove") throw new ScimError(400, "noTarget", `Operation ${i + 1} ('remove') needs a path`);
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      throw new ScimError(400, "invalidValue", `Operation ${i + 1} without a path needs an object value`);
+    }
+    for (const [key, v] of Object.entries(coerceObject(kind, value) as Json)) {
+      const lower = key.toLowerCase();
+      if (IGNORED_NO_PATH_KEYS.has(lower)) continue;
+      if (lower.startsWith("urn:") && v && typeof v === "object" && !Array.isArray(v) && !/:[^:]*\./.test(key) && isSchemaUrn(key)) {
+        for (const [sub, sv] of Object.entries(v as Json)) out.push({ op: opName, path: `${key}:${sub}`, value: sv });
+        continue;
+      }
+      out.push({ op: opName, path: key, value: v });
+    }
+  });
+  return out;
+}
+
+/** True when `urn` names a schema (…:2.0:User) rather than an attribute of one (…:2.0:User:department). */
+function isSchemaUrn(urn: string): boolean {
+  return /:(user|group)$/i.test(urn) || !/:2\.0:[^:]+:[^:]+$/.test(urn);
+}

@@ -1,0 +1,86 @@
+/**
+ * SCIM errors: the one class our code throws (`ScimError`) and the renderer that turns anything thrown
+ * into an RFC 7644 §3.12 body. Nothing else in src/scim writes an error response.
+ *
+ * [RFC7644§3.12](https://datatracker.ietf.org/doc/html/rfc7644#section-3.12): "The JSON body of an error
+ * response contains the following attributes: status … scimType … detail".
+ */
+import type { ErrorRequestHandler, Response } from "express";
+import type { Logger } from "pino";
+
+export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
+
+/** scimType values of RFC 7644 §3.12 Table 9. */
+export type ScimType =
+  | "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax"
+  | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
+
+/** An error whose status, scimType and detail go to the client as they are. */
+export class ScimError extends Error {
+  constructor(readonly status: number, readonly scimType: ScimType | undefined, detail: string, readonly headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A store call that failed because Redis could not be reached: 503 + Retry-After, never a 404. */
+export class UnavailableError extends Error {
+  constructor(message = "Service temporarily unavailable: the directory store cannot be reached") {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
+/** Sends an RFC 7644 error body with Content-Type application/scim+json. */
+export function sendScimError(res: Response, status: number, scimType: string | undefined, detail: string): void {
+  if (res.headersSent) return;
+  res.status(status).type("application/scim+json").send(JSON.stringify({
+    schemas: [ERROR_SCHEMA],
+    status: String(status),
+    ...(scimType ? { scimType } : {}),
+    detail,
+  }));
+}
+
+/** True for errors that mean "Redis is not there" (ioredis connection and timeout errors). */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (err instanceof UnavailableError) return true;
+  const msg = err instanceof Error ? err.message : "";
+  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed/i.test(msg);
+}
+
+interface HttpishError { status?: number; statusCode?: number; type?: string; scimType?: string; expose?: boolean }
+
+/**
+ * The last error handler of the SCIM app: every error becomes a SCIM body. Body-parser errors keep their
+ * 4xx meaning; SCIMMY's own errors keep status and scimType; Redis outages are 503 with Retry-After;
+ * anything else is a 500 whose detail says nothing about internals (the stack goes to the log only).
+ */
+export function scimErrorHandler(logger: Logger, retryAfterSeconds: number): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof ScimError) {
+      for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+      return sendScimError(res, err.status, err.scimType, err.message);
+    }
+    if (isRedisUnavailable(err)) {
+      logger.warn({ err: { message: (err as Error).message }, path: req.path }, "store unavailable");
+      res.setHeader("Retry-After", String(retryAfterSeconds));
+      return sendScimError(res, 503, undefined, "Service temporarily unavailable: the directory store cannot be reached; retry later");
+    }
+    const e = err as HttpishError & Error;
+    if (e.type === "entity.too.large") return sendScimError(res, 413, undefined, "Request body is larger than the configured limit");
+    if (e.type === "entity.parse.failed") return sendScimError(res, 400, "invalidSyntax", "Request body is not valid JSON");
+    if (e.type === "encoding.unsupported" || e.type === "charset.unsupported") return sendScimError(res, 415, undefined, "Unsupported content encoding or charset");
+    if (e.type === "request.aborted") return sendScimError(res, 400, "invalidSyntax", "Request aborted");
+    const status = e.status ?? e.statusCode;
+    // SCIMMY.Types.Error carries status + scimType; SCIMMY's TypeErrors are schema violations (invalidValue)
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return sendScimError(res, status, e.scimType ?? undefined, e.message || "Bad request");
+    }
+    if (e instanceof TypeError && !status) {
+      return sendScimError(res, 400, "invalidValue", e.message);
+    }
+    logger.error({ err, path: req.path, method: req.method }, "unhandled error in SCIM request");
+    return sendScimError(res, 500, undefined, "Internal server error");
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Evaluates a parsed filter against one SCIM resource (as the client sees it: core attributes at the
+ * top level, extension attributes under their schema URN). Pure; never throws on missing attributes:
+ * a filter on an attribute a record lacks simply does not match (`ne` and `not` aside).
+ *
+ * Comparison rules of [RFC7644§3.4.2.2]: strings compare case-insensitively unless the attribute is
+ * caseExact; "gt/ge/lt/le" on dateTime compare instants; "Boolean and Binary attributes SHALL cause a
+ * failed response (HTTP status code 400) with a scimType of invalidFilter" for ordering operators;
+ * on a multi-valued attribute a comparison is true when any value matches.
+ */
+import { ScimError } from "../errors";
+import { attrInfo, type AttrInfo, type ResourceKind } from "../schemas";
+import type { AttrPath, CompareOp, CompValue, FilterNode } from "./filter";
+
+type Json = Record<string, unknown>;
+
+/** Finds a key case-insensitively. */
+export function getCI(obj: unknown, key: string): unknown {
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return undefined;
+  const o = obj as Json;
+  if (key in o) return o[key];
+  for (const k of Object.keys(o)) if (k.toLowerCase() === key) return o[k];
+  return undefined;
+}
+
+function pathKey(p: AttrPath): string {
+  return `${p.uri ? `${p.uri}:` : ""}${p.attr}${p.sub ? `.${p.sub}` : ""}`;
+}
+
+/** Values at `path` (flattened over multi-valued attributes); complex multi-valued → their `value`s. */
+export function valuesAt(resource: Json, path: AttrPath): unknown[] {
+  const container = path.uri ? getCI(resource, path.uri) : resource;
+  const top = getCI(container, path.attr);
+  if (top === undefined || top === null) return [];
+  const items = Array.isArray(top) ? top : [top];
+  const out: unknown[] = [];
+  for (const item of items) {
+    if (path.sub) {
+      const v = getCI(item, path.sub);
+      if (Array.isArray(v)) out.push(...v);
+      else if (v !== undefined && v !== null) out.push(v);
+    } else if (item && typeof item === "object" && !Array.isArray(item)) {
+      // "emails co x" on a complex multi-valued attribute compares its primary sub-attribute "value"
+      const v = getCI(item, "value");
+      if (v !== undefined && v !== null) out.push(v);
+    } else {
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+function info(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
+  if (parent) return attrInfo(kind, `${pathKey(parent)}.${path.attr}`);
+  return attrInfo(kind, pathKey(path)) ?? (path.sub ? undefined : attrInfo(kind, `${pathKey(path)}.value`));
+}
+
+function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrInfo | undefined): boolean {
+  const type = ai?.type ?? (typeof actual === "boolean" ? "boolean" : typeof actual === "number" ? "decimal" : "string");
+  if ((type === "boolean" || type === "binary") && ["gt", "ge", "lt", "le"].includes(op)) {
+    throw new ScimError(400, "invalidFilter", `Operator '${op}' cannot be used on a ${type} attribute`);
+  }
+  if (expected === null) return op === "ne" ? actual !== null && actual !== undefined : op === "eq" ? actual === null || actual === undefined : false;
+  if (type === "dateTime" && typeof actual === "string" && typeof expected === "string") {
+    const a = Date.parse(actual);
+    const b = Date.parse(expected);
+    if (Number.isNaN(a) || Number.isNaN(b)) return false;
+    return ordered(op, a, b, actual, expected);
+  }
+  if (typeof actual === "boolean" || typeof expected === "boolean") {
+    const a = typeof actual === "string" ? actual.toLowerCase() === "true" : actual;
+    if (op === "eq") return a === expected;
+    if (op === "ne") return a !== expected;
+    return false;
+  }
+  if (typeof actual === "number" && typeof expected === "number") return ordered(op, actual, expected, String(actual), String(expected));
+  if (typeof actual !== "string" && typeof actual !== "number") return false;
+  let a = String(actual);
+  let b = String(expected);
+  if (!ai?.caseExact) { a = a.toLowerCase(); b = b.toLowerCase(); }
+  return ordered(op, a, b, a, b);
+}
+
+function ordered(op: CompareOp, a: number | string, b: number | string, sa: string, sb: string): boolean {
+  switch (op) {
+    case "eq": return a === b;
+    case "ne": return a !== b;
+    case "co": return sa.includes(sb);
+    case "sw": return sa.startsWith(sb);
+    case "ew": return sa.endsWith(sb);
+    case "gt": return a > b;
+    case "ge": return a >= b;
+    case "lt": return a < b;
+    case "le": return a <= b;
+  }
+}
+
+/** Evaluates `node` against `resource`; `parent` is set inside a value path (`emails[...]`). */
+export function matches(kind: ResourceKind, resource: Json, node: FilterNode, parent?: AttrPath): boolean {
+  switch (node.op) {
+    case "and": return matches(kind, resource, node.left, parent) && matches(kind, resource, node.right, parent);
+    case "or": return matches(kind, resource, node.left, parent) || matches(kind, resource, node.right, parent);
+    case "not": return !matches(kind, resource, node.expr, parent);
+    case "pr": {
+      const vals = valuesAt(resource, node.path);
+      return vals.some((v) => v !== "" && !(Array.isArray(v) && v.length === 0));
+    }
+    case "vpath": {
+      const container = node.path.uri ? getCI(resource, node.path.uri) : resource;
+      const list = getCI(container, node.path.attr);
+      const elems = Array.isArray(list) ? list : list && typeof list === "object" ? [list] : [];
+      return elems.some((el) => el && typeof el === "object"
+        && matches(kind, el as Json, node.filter, node.path)
+        && (!node.then || matches(kind, el as Json, node.then, node.path)));
+    }
+    default: {
+      const ai = info(kind, node.path, parent);
+      const vals = valuesAt(resource, node.path);
+      if (vals.length === 0) return node.op === "ne" ? node.value !== null : node.op === "eq" && node.value === null;
+      if (node.op === "ne") return vals.every((v) => compare("ne", v, node.value, ai));
+      return vals.some((v) => compare(node.op as CompareOp, v, node.value, ai));
+    }
+  }
+}
+
+/** Throws invalidFilter for ordering operators on boolean/binary attributes even when no record is scanned. */
+export function validateFilter(kind: ResourceKind, node: FilterNode, parent?: AttrPath): void {
+  switch (node.op) {
+    case "and": case "or": validateFilter(kind, node.left, parent); validateFilter(kind, node.right, parent); return;
+    case "not": validateFilter(kind, node.expr, parent); return;
+    case "pr": return;
+    case "vpath": validateFilter(kind, node.filter, node.path); if (node.then) validateFilter(kind, node.then, node.path); return;
+    default: {
+      const ai = info(kind, node.path, parent);
+      if (ai && (ai.type === "boolean" || ai.type === "binary") && ["gt", "ge", "lt", "le"].includes(node.op)) {
+        throw new ScimError(400, "invalidFilter", `Operator '${node.op}' cannot be used on a ${ai.type} attribute`);
+      }
+    }
+  }
+}

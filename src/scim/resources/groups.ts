@@ -1,0 +1,131 @@
+/**
+ * /Groups of one directory. Membership lives apart from the group body: a member PATCH is a set delta
+ * (its cost grows with the PATCH, not the group), `excludedAttributes=members` never loads members, and
+ * concurrent member PATCHes never lose an update (each delta is one atomic script).
+ * Group PATCH answers 204, Entra's guidance (IDP-DIALECTS E12), unless the request asks for attributes.
+ */
+import { Router, type Request, type Response } from "express";
+import { StoreRetryError, type GroupRecord, type MemberOp } from "../../store";
+import { scimContext } from "../context";
+import { ScimError } from "../errors";
+import { normalisePatch } from "../dialects/patch-request";
+import { keepsAttribute, parseProjection, project, type Projection } from "../query/attributes";
+import { matches } from "../query/evaluate";
+import { listGroups } from "../query/list";
+import { expectedVersion, notModified } from "./conditional";
+import { groupBody } from "./input";
+import { applyAttributes, planGroupPatch } from "./group-patch";
+import { listParams, searchParams, type ListParams } from "./query-params";
+import { groupResource } from "./representation";
+import { sendList, sendResource } from "./respond";
+import { toScimError } from "./store-errors";
+
+type Json = Record<string, unknown>;
+const MAX_CAS_ATTEMPTS = 16;
+
+function wantsMembers(p: Projection): boolean {
+  return keepsAttribute(p, "members");
+}
+
+async function list(res: Response, p: ListParams): Promise<void> {
+  const c = scimContext(res);
+  const view = (r: GroupRecord) => groupResource(r, c.base);
+  const out = await listGroups(c.groups, c.directoryId, p.filter, p.paging, wantsMembers(p.projection), view);
+  sendList(res, out.total, p.paging.startIndex, out.items.map((r) => project(view(r), p.projection)));
+}
+
+async function respondWith(req: Request, res: Response, id: string, status: number): Promise<void> {
+  const c = scimContext(res);
+  const projection = parseProjection(req.query.attributes, req.query.excludedAttributes);
+  const rec = await c.groups.get(c.directoryId, id, wantsMembers(projection));
+  if (!rec) throw new ScimError(404, undefined, `Resource ${id} not found`);
+  if (status === 200 && req.method === "GET" && notModified(req, rec.version)) {
+    res.setHeader("ETag", `W/"${rec.version}"`);
+    res.status(304).end();
+    return;
+  }
+  const full = groupResource(rec, c.base);
+  sendResource(res, status, project(full, projection), rec.version, status === 201 ? String((full.meta as Json).location) : undefined);
+}
+
+/** Validates a group body through SCIMMY (displayName required, types). */
+function validBody(body: Json): Json {
+  return groupBody(body).body;
+}
+
+/** The /Groups router (mounted under the directory router). */
+export function groupsRouter(): Router {
+  const r = Router({ mergeParams: true });
+
+  r.get("/", async (req, res) => list(res, listParams(req.query as Record<string, unknown>, scimContext(res).settings)));
+  r.post("/.search", async (req, res) => list(res, searchParams(req.body, scimContext(res).settings)));
+  r.get("/:id", async (req, res) => respondWith(req, res, req.params.id, 200));
+
+  r.post("/", async (req, res) => {
+    const c = scimContext(res);
+    const { body, members } = groupBody(req.body);
+    const id = crypto.randomUUID();
+    try {
+      await c.groups.write(c.directoryId, id, { mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
+    } catch (err) { throw toScimError(err); }
+    await respondWith(req, res, id, 201);
+  });
+
+  r.put("/:id", async (req, res) => {
+    const c = scimContext(res);
+    const { body, members } = groupBody(req.body);
+    // [O11, ory/polis #3136] memberships sent in a PUT replace the group's; a PUT without members keeps them
+    const memberOps: MemberOp[] = members ? [{ op: "replace", members }] : [];
+    try {
+      await c.groups.write(c.directoryId, req.params.id, { mode: "update", body, memberOps, expectedVersion: expectedVersion(req) });
+    } catch (err) { throw toScimError(err); }
+    await respondWith(req, res, req.params.id, 200);
+  });
+
+  r.patch("/:id", async (req, res) => {
+    const c = scimContext(res);
+    const plan = planGroupPatch(normalisePatch("Group", req.body), c.settings.maxFilterLength);
+    const expected = expectedVersion(req);
+    if (plan.filteredRemovals.length) {
+      const values = await c.groups.memberValues(c.directoryId, req.params.id);
+      const hits = values.filter((value) => plan.filteredRemovals.some((f) => matches("Group", { value }, f)));
+      plan.memberOps.push({ op: "remove", members: hits.map((value) => ({ value })) });
+    }
+    for (let attempt = 1; ; attempt++) {
+      let body: Json | undefined;
+      let basedOn: Json | undefined;
+      if (plan.attributes.size) {
+        const rec = await c.groups.get(c.directoryId, req.params.id, false);
+        if (!rec) throw new ScimError(404, undefined, `Resource ${req.params.id} not found`);
+        const next = validBody(applyAttributes(rec.body, plan.attributes));
+        // Okta re-sends the group name on every membership change (O9): an unchanged body is no write
+        if (JSON.stringify(next) !== JSON.stringify(rec.body)) { body = next; basedOn = rec.body; }
+      }
+      try {
+        if (body || plan.memberOps.length || expected !== undefined || !plan.attributes.size) {
+          await c.groups.write(c.directoryId, req.params.id, { mode: "update", body, basedOn, memberOps: plan.memberOps, expectedVersion: expected });
+        }
+        break;
+      } catch (err) {
+        if (err instanceof StoreRetryError && attempt < MAX_CAS_ATTEMPTS) continue;
+        throw toScimError(err);
+      }
+    }
+    if (req.query.attributes !== undefined || req.query.excludedAttributes !== undefined) return respondWith(req, res, req.params.id, 200);
+    res.status(204).end();
+  });
+
+  r.delete("/:id", async (req, res) => {
+    const c = scimContext(res);
+    try {
+      await c.groups.delete(c.directoryId, req.params.id, expectedVersion(req));
+    } catch (err) { throw toScimError(err); }
+    res.status(204).end();
+  });
+
+  r.all("/{*rest}", (req) => {
+    throw new ScimError(405, undefined, `Method ${req.method} is not supported on this endpoint`);
+  });
+  return r;
+}
+

@@ -1,0 +1,63 @@
+/**
+ * Request bodies → stored bodies: dialect value fixes first, then SCIMMY's schema coercion (type checks,
+ * required attributes, unknown attributes dropped, readOnly and writeOnly ones — `groups`, `password` —
+ * left out). `id` and `meta` are the server's.
+ */
+import SCIMMY from "scimmy";
+import { ScimError } from "../errors";
+import { coerceObject } from "../dialects/coerce-values";
+import { setupScimmy } from "../schemas";
+
+type Json = Record<string, unknown>;
+
+function requireObject(raw: unknown, what: string): Json {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new ScimError(400, "invalidSyntax", `${what} body must be a JSON object`);
+  return raw as Json;
+}
+
+function coerce(kind: "User" | "Group", raw: Json): Json {
+  setupScimmy();
+  try {
+    const Schema = kind === "User" ? SCIMMY.Schemas.User : SCIMMY.Schemas.Group;
+    const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
+    delete body.id;
+    delete body.meta;
+    return body;
+  } catch (err) {
+    if (err instanceof ScimError) throw err;
+    const e = err as { status?: number; scimType?: string; message?: string };
+    throw new ScimError(400, (e.scimType as never) ?? "invalidValue", e.message ?? "Invalid resource");
+  }
+}
+
+/** A validated user body. */
+export function userBody(raw: unknown): Json {
+  const body = coerce("User", requireObject(raw, "User"));
+  delete body.groups;
+  return body;
+}
+
+/** A validated group body, and its members when the request carried `members` (absent: undefined). */
+export function groupBody(raw: unknown): { body: Json; members?: Array<{ value: string; display?: string }> } {
+  const obj = requireObject(raw, "Group");
+  const key = Object.keys(obj).find((k) => k.toLowerCase() === "members");
+  const rawMembers = key ? obj[key] : undefined;
+  const rest = { ...obj };
+  if (key) delete rest[key];
+  const body = coerce("Group", rest);
+  delete body.members;
+  if (key === undefined || rawMembers === null) return { body, ...(rawMembers === null ? { members: [] } : {}) };
+  return { body, members: memberList(rawMembers) };
+}
+
+/** `[{value, display?}]` from a members value (array or single object); 400 on anything else. */
+export function memberList(raw: unknown): Array<{ value: string; display?: string }> {
+  const items = Array.isArray(raw) ? raw : raw && typeof raw === "object" ? [raw] : null;
+  if (!items) throw new ScimError(400, "invalidValue", "members must be an array of {\"value\": \"<id>\"} objects");
+  return items.map((m) => {
+    const value = m && typeof m === "object" ? (m as Json).value : undefined;
+    if (typeof value !== "string" || !value) throw new ScimError(400, "invalidValue", "every member needs a string \"value\" (the member's id)");
+    const display = (m as Json).display;
+    return { value, ...(typeof display === "string" && display ? { display } : {}) };
+  });
+}

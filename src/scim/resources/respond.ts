@@ -1,0 +1,23 @@
+/** Writes SCIM responses: JSON with `application/scim+json`, ETag and Location where they apply. */
+import type { Response } from "express";
+import { etag } from "./representation";
+
+type Json = Record<string, unknown>;
+
+/** Sends one resource; `version` sets the ETag header, `location` the Location header (201). */
+export function sendResource(res: Response, status: number, body: Json, version?: number, location?: string): void {
+  if (version !== undefined) res.setHeader("ETag", etag(version));
+  if (location) res.setHeader("Location", location);
+  res.status(status).type("application/scim+json").send(JSON.stringify(body));
+}
+
+/** Sends a ListResponse ([RFC7644§3.4.2]); itemsPerPage is the number of resources on this page. */
+export function sendList(res: Response, total: number, startIndex: number, resources: Json[]): void {
+  res.status(200).type("application/scim+json").send(JSON.stringify({
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+    totalResults: total,
+    startIndex,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  }));
+}

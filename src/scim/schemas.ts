@@ -1,0 +1,86 @@
+/**
+ * SCIMMY set-up: the User (with the enterprise extension) and Group resource types, and a table of
+ * attribute characteristics (type, caseExact, multiValued) read from SCIMMY's schema definitions, which
+ * the filter evaluator, sorter and dialect normalisers use.
+ *
+ * SCIMMY's definitions are process-wide; `setupScimmy` is idempotent and must run before scimmy-routers
+ * is constructed (STACK.md §6).
+ */
+import SCIMMY from "scimmy";
+
+export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
+export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
+export const ENTERPRISE_SCHEMA = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+export const PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+export const LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+export const SEARCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
+
+/** What the evaluator needs to know of one attribute. */
+export interface AttrInfo {
+  type: string;
+  caseExact: boolean;
+  multiValued: boolean;
+}
+
+export type ResourceKind = "User" | "Group";
+
+let done = false;
+const tables: Record<ResourceKind, Map<string, AttrInfo>> = { User: new Map(), Group: new Map() };
+
+interface ScimmyAttribute { name: string; type: string; config: { caseExact?: boolean; multiValued?: boolean; canonicalValues?: unknown }; subAttributes?: ScimmyAttribute[] }
+interface ScimmyDefinition { id: string; attributes: Array<ScimmyAttribute | ScimmyDefinition> }
+
+function isDefinition(a: ScimmyAttribute | ScimmyDefinition): a is ScimmyDefinition {
+  return typeof (a as ScimmyDefinition).id === "string" && Array.isArray((a as ScimmyDefinition).attributes);
+}
+
+/**
+ * Canonical values are suggestions: [RFC7643§2.3.1] "service providers MAY ... accept other values".
+ * IdPs send their own `type`s (Entra's "WindowsAzureActiveDirectoryRole" roles, "Work" emails), and
+ * [E15] values must be stored as sent, so no attribute of ours restricts itself to canonical values.
+ */
+function relaxCanonicalValues(attr: ScimmyAttribute): void {
+  if (Array.isArray(attr.config.canonicalValues)) attr.config.canonicalValues = false;
+  for (const sub of attr.subAttributes ?? []) relaxCanonicalValues(sub);
+}
+
+function collect(def: ScimmyDefinition, table: Map<string, AttrInfo>, prefix = ""): void {
+  for (const a of def.attributes) {
+    if (isDefinition(a)) {
+      collect(a, table, `${a.id.toLowerCase()}:`);
+      continue;
+    }
+    relaxCanonicalValues(a);
+    const base = `${prefix}${a.name.toLowerCase()}`;
+    table.set(base, { type: a.type, caseExact: !!a.config.caseExact, multiValued: !!a.config.multiValued });
+    for (const s of a.subAttributes ?? []) {
+      table.set(`${base}.${s.name.toLowerCase()}`, { type: s.type, caseExact: !!s.config.caseExact, multiValued: !!s.config.multiValued });
+    }
+  }
+}
+
+/** Declares User (+ enterprise extension) and Group with SCIMMY once per process and builds the tables. */
+export function setupScimmy(): void {
+  if (done) return;
+  done = true;
+  if (!SCIMMY.Resources.declared("User")) SCIMMY.Resources.declare(SCIMMY.Resources.User);
+  if (!SCIMMY.Resources.declared("Group")) SCIMMY.Resources.declare(SCIMMY.Resources.Group);
+  SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false);
+  collect(SCIMMY.Schemas.User.definition as unknown as ScimmyDefinition, tables.User);
+  collect(SCIMMY.Schemas.Group.definition as unknown as ScimmyDefinition, tables.Group);
+  for (const t of Object.values(tables)) {
+    t.set("id", { type: "string", caseExact: true, multiValued: false });
+    t.set("externalid", { type: "string", caseExact: true, multiValued: false });
+    t.set("meta.created", { type: "dateTime", caseExact: false, multiValued: false });
+    t.set("meta.lastmodified", { type: "dateTime", caseExact: false, multiValued: false });
+    t.set("meta.version", { type: "string", caseExact: true, multiValued: false });
+    t.set("meta.resourcetype", { type: "string", caseExact: true, multiValued: false });
+    t.set("meta.location", { type: "reference", caseExact: true, multiValued: false });
+  }
+}
+
+/** Attribute characteristics by lower-cased path (`name.givenname`, `<urn>:department`), or undefined. */
+export function attrInfo(kind: ResourceKind, path: string): AttrInfo | undefined {
+  setupScimmy();
+  return tables[kind].get(path);
+}

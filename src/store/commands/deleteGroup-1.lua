@@ -1,0 +1,34 @@
+--[[
+  Deletes one group: its record, indexes, membership (and the reverse entries of its members), and its
+  own membership in other groups; appends a delete to the outbox. Atomic.
+
+  Input:
+    KEYS[1]  <P>groups (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  group id
+    ARGV[3]  expected version, "" for none
+    ARGV[4]  now (ISO-8601)
+
+  Output: {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
+]]
+local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
+local cur = redis.call('HMGET', key, 'v', 'n', 'x')
+if not cur[1] then return {'NOTFOUND'} end
+if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
+
+redis.call('HDEL', P .. 'ix:gn', cur[2])
+if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:gx', cur[3]) end
+for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
+local mg = P .. 'mg:' .. id
+for _, parent in ipairs(redis.call('SMEMBERS', mg)) do
+  if redis.call('HDEL', P .. 'gm:' .. parent, id) == 1 then
+    local pv = redis.call('HINCRBY', P .. 'g:' .. parent, 'v', 1)
+    redis.call('HSET', P .. 'g:' .. parent, 'm', now)
+    redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', parent, 'v', pv)
+  end
+end
+redis.call('DEL', key, gm, mg)
+redis.call('ZREM', P .. 'groups', id)
+redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
+return {'OK'}

@@ -1,0 +1,40 @@
+--[[
+  Deletes one user: its record, indexes and group memberships (each group it leaves gets a new version
+  and an outbox entry), then appends a delete to the outbox. Atomic.
+
+  Input:
+    KEYS[1]  <P>users (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  user id
+    ARGV[3]  expected version, "" for none
+    ARGV[4]  now (ISO-8601)
+
+  Output: {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
+]]
+local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local key = P .. 'u:' .. id
+local cur = redis.call('HMGET', key, 'v', 'un', 'x', 'e', 'n')
+if not cur[1] then return {'NOTFOUND'} end
+if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
+
+redis.call('HDEL', P .. 'ix:un', cur[2])
+if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:ux', cur[3]) end
+for _, ix in ipairs({{'ix:ue', cur[4]}, {'ix:udn', cur[5]}}) do
+  if ix[2] and ix[2] ~= '' then
+    for part in string.gmatch(ix[2], '[^\n]+') do redis.call('ZREM', P .. ix[1], part .. '\0' .. id) end
+  end
+end
+
+-- referential integrity: a deleted user leaves every group it was in
+local mg = P .. 'mg:' .. id
+for _, gid in ipairs(redis.call('SMEMBERS', mg)) do
+  if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then
+    local gv = redis.call('HINCRBY', P .. 'g:' .. gid, 'v', 1)
+    redis.call('HSET', P .. 'g:' .. gid, 'm', now)
+    redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', gid, 'v', gv)
+  end
+end
+redis.call('DEL', mg, key)
+redis.call('ZREM', P .. 'users', id)
+redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
+return {'OK'}

@@ -1,0 +1,35 @@
+--[[
+  Reads groups in one round trip, by id or through an index, with or without their members.
+
+  Input:
+    KEYS[1]  <P>groups (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  "1" to include members, "0" to leave them out (never loaded then)
+    ARGV[3]  mode: "ids" | "gn" (lower displayName) | "gx" (externalId) | "mg" (member value)
+    ARGV[4…] values
+
+  Output: one entry per group found, each {id, d, v, c, m, memberCount, value1, extra1, value2, …}
+          where extra is "<U|G><display>".
+]]
+local P, withMembers, mode = ARGV[1], ARGV[2] == '1', ARGV[3]
+local ids, seen = {}, {}
+local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
+for i = 4, #ARGV do
+  local val = ARGV[i]
+  if mode == 'ids' then push(val)
+  elseif mode == 'mg' then for _, gid in ipairs(redis.call('SMEMBERS', P .. 'mg:' .. val)) do push(gid) end
+  else push(redis.call('HGET', P .. 'ix:' .. mode, val)) end
+end
+local out = {}
+for _, id in ipairs(ids) do
+  local h = redis.call('HMGET', P .. 'g:' .. id, 'd', 'v', 'c', 'm')
+  if h[1] then
+    local gm = P .. 'gm:' .. id
+    local row = {id, h[1], h[2], h[3], h[4], redis.call('HLEN', gm)}
+    if withMembers then
+      for _, item in ipairs(redis.call('HGETALL', gm)) do row[#row + 1] = item end
+    end
+    out[#out + 1] = row
+  end
+end
+return out

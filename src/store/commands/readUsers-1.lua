@@ -1,0 +1,40 @@
+--[[
+  Reads users in one round trip, by id or through an index, with the groups each belongs to.
+
+  Input:
+    KEYS[1]  <P>users (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  mode: "ids" | "un" (lower userName) | "ux" (externalId) | "ue" (lower email) | "udn" (lower displayName)
+    ARGV[3…] values
+
+  Output: one entry per user found, in input order, each
+          {id, d, v, c, m, groupId1, groupDisplayName1, groupId2, …}
+]]
+local P, mode = ARGV[1], ARGV[2]
+local ids, seen = {}, {}
+local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
+for i = 3, #ARGV do
+  local val = ARGV[i]
+  if mode == 'ids' then push(val)
+  elseif mode == 'un' then push(redis.call('HGET', P .. 'ix:un', val))
+  elseif mode == 'ux' then push(redis.call('HGET', P .. 'ix:ux', val))
+  else
+    local ix = P .. 'ix:' .. mode
+    for _, entry in ipairs(redis.call('ZRANGEBYLEX', ix, '[' .. val .. '\0', '(' .. val .. '\1')) do
+      push(string.sub(entry, #val + 2))
+    end
+  end
+end
+local out = {}
+for _, id in ipairs(ids) do
+  local h = redis.call('HMGET', P .. 'u:' .. id, 'd', 'v', 'c', 'm')
+  if h[1] then
+    local row = {id, h[1], h[2], h[3], h[4]}
+    for _, gid in ipairs(redis.call('SMEMBERS', P .. 'mg:' .. id)) do
+      row[#row + 1] = gid
+      row[#row + 1] = redis.call('HGET', P .. 'g:' .. gid, 'dn') or ''
+    end
+    out[#out + 1] = row
+  end
+end
+return out

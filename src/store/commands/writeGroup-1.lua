@@ -1,0 +1,122 @@
+--[[
+  Creates or updates one group: its body (displayName, externalId, …) and its membership, applied as
+  set deltas so the cost grows with the request, not with the group. Atomic; every check runs before
+  the first write, so a refused request changes nothing.
+
+  Input:
+    KEYS[1]  <P>groups (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  group id
+    ARGV[3]  mode: "create" | "update"
+    ARGV[4]  expected version (If-Match), "" for none
+    ARGV[5]  now (ISO-8601)
+    ARGV[6]  oldD: body the caller read (compare-and-set on the body), "" to skip the check
+    ARGV[7]  newD: new body as JSON (no id, meta or members), "" to leave the body alone
+    ARGV[8]  n: displayName lower-cased (unique)       } used only when newD is set
+    ARGV[9]  x: externalId ("" when absent; unique)     }
+    ARGV[10] dn: displayName as sent                     }
+    ARGV[11] maximum members per group
+    ARGV[12] number of member operations, then per operation:
+             name ("add" | "remove" | "clear" | "replace"), count, then count × (value, display)
+
+  Output: {"OK"|"NOOP", version, created, lastModified}
+          {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
+          {"INVALID", memberValue} | {"TOOMANY", limit}
+]]
+local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local oldD, newD, n, x, dn = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local maxMembers = tonumber(ARGV[11])
+local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
+local exists = redis.call('EXISTS', key) == 1
+
+if mode == 'create' and exists then return {'CONFLICT', 'id'} end
+if mode == 'update' and not exists then return {'NOTFOUND'} end
+
+local cur = {}
+if exists then
+  local h = redis.call('HMGET', key, 'd', 'v', 'c', 'm', 'n', 'x')
+  cur = {d = h[1], v = tonumber(h[2]), c = h[3], m = h[4], n = h[5], x = h[6]}
+  if expv ~= '' and tonumber(expv) ~= cur.v then return {'PRECONDITION', tostring(cur.v)} end
+  if oldD ~= '' and cur.d ~= oldD then return {'RETRY'} end
+end
+
+local docChanged = newD ~= '' and newD ~= cur.d
+if docChanged then
+  local owner = redis.call('HGET', P .. 'ix:gn', n)
+  if owner and owner ~= id then return {'CONFLICT', 'displayName'} end
+  if x ~= '' then
+    local xo = redis.call('HGET', P .. 'ix:gx', x)
+    if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
+  end
+end
+
+-- member operations → one delta table: value → "<U|G><display>" (present) or false (absent)
+local delta, order = {}, {}
+local function set(v, val)
+  if delta[v] == nil then order[#order + 1] = v end
+  delta[v] = val
+end
+local i = 13
+for _ = 1, tonumber(ARGV[12]) do
+  local op, count = ARGV[i], tonumber(ARGV[i + 1])
+  i = i + 2
+  if op == 'clear' or op == 'replace' then
+    if exists then for _, v in ipairs(redis.call('HKEYS', gm)) do set(v, false) end end
+    for _, v in ipairs(order) do delta[v] = false end
+  end
+  for _ = 1, count do
+    local v, disp = ARGV[i], ARGV[i + 1]
+    i = i + 2
+    if op == 'remove' then
+      set(v, false)
+    else
+      local t
+      if v == id then return {'INVALID', v} end
+      if redis.call('EXISTS', P .. 'u:' .. v) == 1 then t = 'U'
+      elseif redis.call('EXISTS', P .. 'g:' .. v) == 1 then t = 'G'
+      else return {'INVALID', v} end
+      set(v, t .. disp)
+    end
+  end
+end
+
+local now_vals, size = {}, exists and redis.call('HLEN', gm) or 0
+for _, v in ipairs(order) do
+  local was = redis.call('HGET', gm, v)
+  now_vals[v] = was
+  if was and delta[v] == false then size = size - 1 end
+  if not was and delta[v] then size = size + 1 end
+end
+if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
+
+local changed = docChanged or not exists
+for _, v in ipairs(order) do
+  local want, was = delta[v], now_vals[v]
+  if want == false then
+    if was then
+      redis.call('HDEL', gm, v)
+      redis.call('SREM', P .. 'mg:' .. v, id)
+      changed = true
+    end
+  elseif want ~= was then
+    redis.call('HSET', gm, v, want)
+    if not was then redis.call('SADD', P .. 'mg:' .. v, id) end
+    changed = true
+  end
+end
+
+if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
+
+if docChanged then
+  if cur.n and cur.n ~= n then redis.call('HDEL', P .. 'ix:gn', cur.n) end
+  redis.call('HSET', P .. 'ix:gn', n, id)
+  if cur.x and cur.x ~= '' and cur.x ~= x then redis.call('HDEL', P .. 'ix:gx', cur.x) end
+  if x ~= '' then redis.call('HSET', P .. 'ix:gx', x, id) end
+  redis.call('HSET', key, 'd', newD, 'n', n, 'x', x, 'dn', dn)
+end
+local v = (cur.v or 0) + 1
+local c = cur.c or now
+redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
+if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
+redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
+return {'OK', tostring(v), c, now}

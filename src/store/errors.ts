@@ -1,0 +1,52 @@
+/**
+ * Store outcomes that are not success, one class each; the SCIM layer maps them to HTTP statuses
+ * (conflict → 409 uniqueness, not found → 404, precondition → 412, invalid member → 400, too many → 400).
+ */
+
+/** A unique attribute (userName, externalId, displayName) is already taken in this directory. */
+export class StoreConflictError extends Error {
+  constructor(readonly kind: "User" | "Group", readonly attribute: string) {
+    super(`${kind} with this ${attribute} already exists in this directory`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** No resource with that id in this directory. */
+export class StoreNotFoundError extends Error {
+  constructor(readonly kind: "User" | "Group", readonly id: string) {
+    super(`${kind} ${id} not found`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** The expected version (If-Match) is not the current one. */
+export class StorePreconditionError extends Error {
+  constructor(readonly currentVersion: number) {
+    super(`Resource version is ${currentVersion}, not the version the request expected`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A member value names no user or group of this directory (or the group itself). */
+export class StoreInvalidMemberError extends Error {
+  constructor(readonly value: string) {
+    super(`Member '${value}' is not a user or group of this directory`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A group would exceed the configured member limit. */
+export class StoreTooManyMembersError extends Error {
+  constructor(readonly limit: number) {
+    super(`A group may have at most ${limit} members`);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A compare-and-set lost to a concurrent write; the caller re-reads and tries again. */
+export class StoreRetryError extends Error {
+  constructor() {
+    super("Concurrent update; retry");
+    this.name = this.constructor.name;
+  }
+}

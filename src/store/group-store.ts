@@ -1,0 +1,116 @@
+/**
+ * Groups of a directory in Redis. The body and the membership are stored apart, so a member delta never
+ * rewrites the group and a read without members never loads them.
+ */
+import type { Redis } from "ioredis";
+import { DirectoryKeys } from "./keys";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
+import {
+  StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
+} from "./errors";
+import type { GroupRecord, Json, MemberOp, MemberRecord, WriteResult } from "./types";
+
+/** Index lookups the store answers without a scan. */
+export type GroupIndex = "id" | "displayName" | "externalId" | "member";
+const INDEX_MODE: Record<GroupIndex, string> = { id: "ids", displayName: "gn", externalId: "gx", member: "mg" };
+
+/** A group write: a new body (or none), the body it replaces (compare-and-set) and member deltas. */
+export interface GroupWrite {
+  mode: "create" | "update";
+  body?: Json;
+  /** The body this write was computed from; the write retries (StoreRetryError) if it changed meanwhile. */
+  basedOn?: Json;
+  memberOps?: MemberOp[];
+  expectedVersion?: number;
+}
+
+/** Groups of every directory, on one Redis connection. */
+export class GroupStore {
+  private readonly redis: Redis & StoreCommands;
+  constructor(redis: Redis, private readonly keyPrefix: string, private readonly maxMembers = 200000) {
+    this.redis = defineStoreCommands(redis);
+  }
+
+  keys(directoryId: string): DirectoryKeys {
+    return new DirectoryKeys(this.keyPrefix, directoryId);
+  }
+
+  /** Applies one GroupWrite atomically. */
+  async write(directoryId: string, id: string, w: GroupWrite): Promise<WriteResult> {
+    const k = this.keys(directoryId);
+    const displayName = typeof w.body?.displayName === "string" ? w.body.displayName : "";
+    const externalId = typeof w.body?.externalId === "string" ? w.body.externalId : "";
+    const args: string[] = [
+      k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
+      w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
+      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), String(w.memberOps?.length ?? 0),
+    ];
+    for (const op of w.memberOps ?? []) {
+      args.push(op.op, String(op.members.length));
+      for (const m of op.members) args.push(m.value, m.display ?? "");
+    }
+    const r = await this.redis.writeGroup(k.groups, ...args);
+    switch (r[0]) {
+      case "OK":
+      case "NOOP":
+        return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
+      case "CONFLICT": throw new StoreConflictError("Group", r[1]);
+      case "NOTFOUND": throw new StoreNotFoundError("Group", id);
+      case "PRECONDITION": throw new StorePreconditionError(Number(r[1]));
+      case "RETRY": throw new StoreRetryError();
+      case "INVALID": throw new StoreInvalidMemberError(r[1]);
+      case "TOOMANY": throw new StoreTooManyMembersError(Number(r[1]));
+      default: throw new Error(`unexpected store reply ${r[0]}`);
+    }
+  }
+
+  /** Deletes a group, its membership and its own memberships in other groups. */
+  async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
+    const k = this.keys(directoryId);
+    const r = await this.redis.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), new Date().toISOString());
+    if (r[0] === "NOTFOUND") throw new StoreNotFoundError("Group", id);
+    if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+  }
+
+  /** Groups by id or by an index; members are loaded only when `withMembers`. */
+  async find(directoryId: string, index: GroupIndex, values: string[], withMembers: boolean): Promise<GroupRecord[]> {
+    if (values.length === 0) return [];
+    const k = this.keys(directoryId);
+    const vals = index === "displayName" ? values.map((v) => v.toLowerCase()) : values;
+    const rows = await this.redis.readGroups(k.groups, k.prefix, withMembers ? "1" : "0", INDEX_MODE[index], ...vals);
+    return rows.map((row) => {
+      const rec: GroupRecord = {
+        id: String(row[0]), body: JSON.parse(String(row[1])) as Json, version: Number(row[2]),
+        created: String(row[3]), lastModified: String(row[4]), memberCount: Number(row[5]),
+      };
+      if (withMembers) {
+        const members: MemberRecord[] = [];
+        for (let i = 6; i < row.length; i += 2) {
+          const extra = String(row[i + 1]);
+          const display = extra.slice(1);
+          members.push({ value: String(row[i]), type: extra[0] === "G" ? "Group" : "User", ...(display ? { display } : {}) });
+        }
+        rec.members = members;
+      }
+      return rec;
+    });
+  }
+
+  /** One group by id, or undefined. */
+  async get(directoryId: string, id: string, withMembers: boolean): Promise<GroupRecord | undefined> {
+    return (await this.find(directoryId, "id", [id], withMembers))[0];
+  }
+
+  /** The member values of a group (no bodies). */
+  memberValues(directoryId: string, id: string): Promise<string[]> {
+    return this.redis.hkeys(this.keys(directoryId).groupMembers(id));
+  }
+
+  count(directoryId: string): Promise<number> {
+    return this.redis.zcard(this.keys(directoryId).groups);
+  }
+
+  ids(directoryId: string, start = 0, stop = -1): Promise<string[]> {
+    return this.redis.zrange(this.keys(directoryId).groups, String(start), String(stop));
+  }
+}

@@ -1,0 +1,6 @@
+export * from "./types";
+export * from "./errors";
+export * from "./keys";
+export * from "./user-store";
+export * from "./group-store";
+export * from "./connection";

@@ -1,0 +1,44 @@
+/**
+ * Every Redis key of the directory store, built in one place.
+ *
+ * Layout (P = `<keyPrefix>:{<directoryId>}:` — the braces are a hash tag, so all of one directory's keys
+ * live on one Redis Cluster slot and each atomic script touches a single shard):
+ *
+ *   P u:<id>       HASH   user: d (body JSON without id/meta), v (version), c (created), m (lastModified),
+ *                         un (lower userName), x (externalId), e (lower emails, \n-separated), n (lower displayName)
+ *   P users        ZSET   user ids scored by creation sequence: the stable order of list paging
+ *   P g:<id>       HASH   group: d (body JSON without id/meta/members), v, c, m, n (lower displayName),
+ *                         x (externalId), dn (displayName as sent)
+ *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
+ *   P groups       ZSET   group ids scored by creation sequence
+ *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of
+ *   P seq          STRING creation sequence counter
+ *   P ix:un        HASH   lower(userName) → user id          (unique)
+ *   P ix:ux        HASH   externalId → user id               (unique, case-exact)
+ *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
+ *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
+ *   P ix:gn        HASH   lower(displayName) → group id      (unique)
+ *   P ix:gx        HASH   externalId → group id              (unique)
+ *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
+ *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
+ *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it
+ *                         with a consumer group, enqueues a reconcile of (directory, k, id) — which reads
+ *                         the latest desired state, never the entry — and acks; entries a crashed reader
+ *                         left pending are reclaimed (XAUTOCLAIM), which is the sweeper.
+ */
+
+/** Key builder for one directory. */
+export class DirectoryKeys {
+  /** `<keyPrefix>:{<directoryId>}:` */
+  readonly prefix: string;
+  constructor(keyPrefix: string, readonly directoryId: string) {
+    this.prefix = `${keyPrefix}:{${directoryId}}:`;
+  }
+  user(id: string): string { return `${this.prefix}u:${id}`; }
+  group(id: string): string { return `${this.prefix}g:${id}`; }
+  groupMembers(id: string): string { return `${this.prefix}gm:${id}`; }
+  memberOf(value: string): string { return `${this.prefix}mg:${value}`; }
+  get users(): string { return `${this.prefix}users`; }
+  get groups(): string { return `${this.prefix}groups`; }
+  get outbox(): string { return `${this.prefix}outbox`; }
+}

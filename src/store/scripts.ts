@@ -1,0 +1,33 @@
+/**
+ * Loads the Lua scripts of `commands/` (named `<name>-<numKeys>.lua`, BullMQ's convention) as ioredis
+ * custom commands, so they run with EVALSHA and are re-sent automatically after a Redis restart.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Redis } from "ioredis";
+
+/** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
+export interface StoreCommands {
+  writeUser(anchor: string, ...args: string[]): Promise<string[]>;
+  deleteUser(anchor: string, ...args: string[]): Promise<string[]>;
+  readUsers(anchor: string, ...args: string[]): Promise<string[][]>;
+  writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
+  deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
+  readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+}
+
+const COMMANDS_DIR = path.join(__dirname, "commands");
+const defined = new WeakSet<Redis>();
+
+/** Defines every script on `redis` once; returns it typed with the commands. */
+export function defineStoreCommands(redis: Redis): Redis & StoreCommands {
+  if (!defined.has(redis)) {
+    for (const file of fs.readdirSync(COMMANDS_DIR)) {
+      const m = /^(\w+)-(\d+)\.lua$/.exec(file);
+      if (!m) continue;
+      redis.defineCommand(m[1], { numberOfKeys: Number(m[2]), lua: fs.readFileSync(path.join(COMMANDS_DIR, file), "utf8") });
+    }
+    defined.add(redis);
+  }
+  return redis as Redis & StoreCommands;
+}

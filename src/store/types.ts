@@ -1,0 +1,49 @@
+/** Shapes the store reads and writes. Bodies are SCIM resource bodies without `id`, `meta` and `members`. */
+
+export type Json = Record<string, unknown>;
+
+/** Version and timestamps the store keeps for every resource. */
+export interface StoredMeta {
+  version: number;
+  created: string;
+  lastModified: string;
+}
+
+/** A group a user belongs to, as the store knows it. */
+export interface MembershipRef {
+  value: string;
+  display: string;
+}
+
+/** One user as stored. */
+export interface UserRecord extends StoredMeta {
+  id: string;
+  body: Json;
+  groups: MembershipRef[];
+}
+
+/** One member of a group. */
+export interface MemberRecord {
+  value: string;
+  display?: string;
+  type: "User" | "Group";
+}
+
+/** One group as stored; `members` only when asked for. */
+export interface GroupRecord extends StoredMeta {
+  id: string;
+  body: Json;
+  memberCount: number;
+  members?: MemberRecord[];
+}
+
+/** A membership change: applied in order, as set deltas. */
+export interface MemberOp {
+  op: "add" | "remove" | "clear" | "replace";
+  members: Array<{ value: string; display?: string }>;
+}
+
+/** Result of a write: whether anything changed, and the meta after it. */
+export interface WriteResult extends StoredMeta {
+  changed: boolean;
+}

@@ -1,0 +1,104 @@
+/**
+ * Users of a directory in Redis: atomic writes (with their outbox entry) and reads in one round trip.
+ * Indexed values (userName, externalId, emails, displayName) are derived here from the body.
+ */
+import type { Redis } from "ioredis";
+import { DirectoryKeys } from "./keys";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
+import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
+import type { Json, UserRecord, WriteResult } from "./types";
+
+/** Index lookups the store answers without a scan. */
+export type UserIndex = "id" | "userName" | "externalId" | "email" | "displayName";
+const INDEX_MODE: Record<UserIndex, string> = { id: "ids", userName: "un", externalId: "ux", email: "ue", displayName: "udn" };
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Lower-cases and strips characters that would break the "\n" and "\0" separators of the indexes. */
+function norm(s: string): string {
+  return s.toLowerCase().replace(/[\n\0]/g, " ");
+}
+
+/** Index values of a user body (exported for tests and the sync engine). */
+export function userIndexValues(body: Json): { userName: string; externalId: string; emails: string[]; displayName: string } {
+  const emails = Array.isArray(body.emails)
+    ? (body.emails as Json[]).map((e) => str(e?.value)).filter((e): e is string => !!e).map(norm)
+    : [];
+  return {
+    userName: norm(str(body.userName) ?? ""),
+    externalId: (str(body.externalId) ?? "").replace(/[\n\0]/g, " "),
+    emails: [...new Set(emails)],
+    displayName: norm(str(body.displayName) ?? ""),
+  };
+}
+
+function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
+  switch (r[0]) {
+    case "OK":
+    case "NOOP":
+      return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
+    case "CONFLICT": throw new StoreConflictError(kind, r[1]);
+    case "NOTFOUND": throw new StoreNotFoundError(kind, id);
+    case "PRECONDITION": throw new StorePreconditionError(Number(r[1]));
+    default: throw new Error(`unexpected store reply ${r[0]}`);
+  }
+}
+
+/** Users of every directory, on one Redis connection. */
+export class UserStore {
+  private readonly redis: Redis & StoreCommands;
+  constructor(redis: Redis, private readonly keyPrefix: string) {
+    this.redis = defineStoreCommands(redis);
+  }
+
+  keys(directoryId: string): DirectoryKeys {
+    return new DirectoryKeys(this.keyPrefix, directoryId);
+  }
+
+  /** Creates (`mode: "create"`) or replaces (`"update"`) a user; `expectedVersion` is a compare-and-set. */
+  async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number): Promise<WriteResult> {
+    const k = this.keys(directoryId);
+    const ix = userIndexValues(body);
+    const r = await this.redis.writeUser(k.users, k.prefix, id, mode, expectedVersion === undefined ? "" : String(expectedVersion),
+      new Date().toISOString(), JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName);
+    return parseWrite("User", id, r);
+  }
+
+  /** Deletes a user and its memberships. */
+  async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
+    const k = this.keys(directoryId);
+    const r = await this.redis.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), new Date().toISOString());
+    if (r[0] === "NOTFOUND") throw new StoreNotFoundError("User", id);
+    if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+  }
+
+  /** Users by id or by an index (values of userName/email/displayName are compared lower-cased). */
+  async find(directoryId: string, index: UserIndex, values: string[]): Promise<UserRecord[]> {
+    if (values.length === 0) return [];
+    const k = this.keys(directoryId);
+    const vals = index === "id" || index === "externalId" ? values : values.map(norm);
+    const rows = await this.redis.readUsers(k.users, k.prefix, INDEX_MODE[index], ...vals);
+    return rows.map((row) => {
+      const groups = [];
+      for (let i = 5; i < row.length; i += 2) groups.push({ value: row[i], display: row[i + 1] });
+      return { id: row[0], body: JSON.parse(row[1]) as Json, version: Number(row[2]), created: row[3], lastModified: row[4], groups };
+    });
+  }
+
+  /** One user by id, or undefined. */
+  async get(directoryId: string, id: string): Promise<UserRecord | undefined> {
+    return (await this.find(directoryId, "id", [id]))[0];
+  }
+
+  /** Number of users in the directory. */
+  count(directoryId: string): Promise<number> {
+    return this.redis.zcard(this.keys(directoryId).users);
+  }
+
+  /** User ids in creation order, `start` 0-based, inclusive `stop` (-1 = to the end). */
+  ids(directoryId: string, start = 0, stop = -1): Promise<string[]> {
+    return this.redis.zrange(this.keys(directoryId).users, String(start), String(stop));
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Builds the SCIM app on the real Redis with a private key prefix and two directories ("acme", "globex"),
+ * each with its own token. `close()` deletes the prefix's keys and disconnects.
+ */
+import type { Express } from "express";
+import { Redis } from "ioredis";
+import { loadConfig } from "../../src/config/load";
+import type { Config } from "../../src/config/schema";
+import { createScimApp } from "../../src/scim/app";
+import { hashToken } from "../../src/scim/auth";
+import { GroupStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
+import { createLogger } from "../../src/observability/logger";
+import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
+
+export const TOKENS = { acme: "acme-token-1", globex: "globex-token-1" } as const;
+
+export interface TestScim {
+  app: Express;
+  config: Config;
+  redis: Redis;
+  prefix: string;
+  users: UserStore;
+  groups: GroupStore;
+  /** Authorization header for a directory. */
+  auth(dir?: keyof typeof TOKENS): { Authorization: string };
+  close(): Promise<void>;
+}
+
+function dirConfig(id: string, token: string) {
+  return { id, tokenHashes: [hashToken(token)], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } };
+}
+
+/** Starts a test SCIM app; `overrides` merge into the config. */
+export async function startScim(overrides: Record<string, unknown> = {}): Promise<TestScim> {
+  const prefix = testPrefix();
+  const config = loadConfig({
+    env: { REDIS_URL: TEST_REDIS_URL },
+    overrides: {
+      redis: { keyPrefix: prefix },
+      server: { publicBaseUrl: "https://bridge.example.com" },
+      log: { level: "silent" },
+      directories: [dirConfig("acme", TOKENS.acme), dirConfig("globex", TOKENS.globex)],
+      ...overrides,
+    },
+  });
+  const redis = createStoreConnection(config.redis.url);
+  await waitReady(redis);
+  const users = new UserStore(redis, prefix);
+  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
+  const app = createScimApp({ config, users, groups, logger: createLogger("silent") });
+  return {
+    app, config, redis, prefix, users, groups,
+    auth: (dir = "acme") => ({ Authorization: `Bearer ${TOKENS[dir]}` }),
+    close: async () => {
+      await cleanPrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
