@@ -28,7 +28,9 @@ const DUMMY = Buffer.alloc(32);
 export function tokenMatches(token: string | undefined, hashes: Buffer[]): boolean {
   const digest = createHash("sha256").update(token ?? "", "utf8").digest();
   let ok = false;
-  for (const h of hashes.length ? hashes : [DUMMY]) ok = timingSafeEqual(h, digest) && hashes.length > 0 || ok;
+  // every hash is compared (no early exit), and an unknown directory still does one comparison
+  for (const h of hashes) ok = timingSafeEqual(h, digest) || ok;
+  if (hashes.length === 0) timingSafeEqual(DUMMY, digest);
   return ok && token !== undefined;
 }
 

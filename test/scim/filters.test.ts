@@ -1,0 +1,95 @@
+import request from "supertest";
+import { startScim, type TestScim } from "../helpers/scim-app";
+import { expectScimError, userBody } from "../helpers/expect-scim";
+
+let s: TestScim;
+const ids: Record<string, string> = {};
+const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+beforeAll(async () => {
+  s = await startScim();
+  const people = [
+    userBody("alice@example.com", { displayName: "Alice A", title: "Engineer", externalId: "ext-a", emails: [{ value: "alice@example.com", type: "work", primary: true }, { value: "alice@home.org", type: "home" }], [ENT]: { department: "R&D", employeeNumber: "100" } }),
+    userBody("bob@example.com", { displayName: "Bob B", title: "Manager", active: false, emails: [{ value: "BOB@Example.com", type: "work" }] }),
+    userBody("carol@other.org", { name: undefined, emails: undefined, userType: "Contractor" }),
+  ];
+  for (const p of people) {
+    const r = await request(s.app).post("/scim/v2/acme/Users").set(s.auth()).send(p);
+    expect(r.status).toBe(201);
+    ids[String(p.userName).split("@")[0]] = r.body.id;
+  }
+});
+afterAll(async () => s.close());
+
+async function names(filter: string): Promise<string[]> {
+  const res = await request(s.app).get("/scim/v2/acme/Users").query({ filter }).set(s.auth());
+  expect(res.status).toBe(200);
+  return res.body.Resources.map((r: { userName: string }) => r.userName.split("@")[0]).sort();
+}
+
+describe("GET /Users?filter=…", () => {
+  it.each([
+    ['userName eq "ALICE@example.com"', ["alice"]],
+    ['userName ne "alice@example.com"', ["bob", "carol"]],
+    ['userName co "example"', ["alice", "bob"]],
+    ['userName sw "B"', ["bob"]],
+    ['userName ew ".ORG"', ["carol"]],
+    ["title pr", ["alice", "bob"]],
+    ['title gt "F"', ["bob"]],
+    ['title ge "Manager"', ["bob"]],
+    ['title lt "F"', ["alice"]],
+    ['title le "Engineer"', ["alice"]],
+    ["active eq false", ["bob"]],
+    ['title pr and not (active eq false)', ["alice"]],
+    ['(userName sw "a" or userName sw "b") and title eq "manager"', ["bob"]],
+    ['emails[type eq "work"].value eq "bob@example.com"', ["bob"]],
+    ['emails[type eq "home" and value ew "home.org"]', ["alice"]],
+    ['emails.value eq "alice@home.org"', ["alice"]],
+    ['emails co "home"', ["alice"]],
+    ['name.givenName sw "G"', ["alice", "bob"]],
+    [`${ENT}:department eq "r&d"`, ["alice"]],
+    ['USERNAME EQ "bob@example.com"', ["bob"]],
+    ['externalId eq "ext-a"', ["alice"]],
+    ['externalId eq "EXT-A"', []],
+    ['displayName eq "bob b"', ["bob"]],
+    ['userType eq "Contractor"', ["carol"]],
+    ['meta.created gt "2000-01-01T00:00:00Z"', ["alice", "bob", "carol"]],
+    ['meta.lastModified lt "2000-01-01T00:00:00Z"', []],
+    ['nickName eq "nobody"', []],
+  ])("%s", async (filter, expected) => {
+    expect(await names(filter as string)).toEqual(expected);
+  });
+
+  it("should find by id", async () => {
+    expect(await names(`id eq "${ids.carol}"`)).toEqual(["carol"]);
+  });
+
+  it("should answer 200 with an empty ListResponse for a user that does not exist (E10, O1)", async () => {
+    const res = await request(s.app).get("/scim/v2/acme/Users?filter=userName%20eq%20%22non-existent%20user%22&startIndex=1&count=100").set(s.auth());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+  });
+
+  it("should never error on an attribute that some records lack", async () => {
+    expect(await names('name.givenName sw "Giv"')).toEqual(["alice", "bob"]);
+    expect(await names('emails[type eq "work"].value pr')).toEqual(["alice", "bob"]);
+  });
+
+  it.each(["userName eq", 'userName eq "a" and', "((userName eq \"a\")", "active gt true", "userName zz \"a\""])(
+    "should answer 400 invalidFilter for %j", async (filter) => {
+      expectScimError(await request(s.app).get("/scim/v2/acme/Users").query({ filter }).set(s.auth()), 400, "invalidFilter");
+    });
+
+  it("should use an index, not a scan, for eq on userName, externalId, id, displayName and emails.value", async () => {
+    const scan = jest.spyOn(s.users, "ids");
+    for (const f of ['userName eq "alice@example.com"', 'externalId eq "ext-a"', `id eq "${ids.bob}"`, 'displayName eq "Alice A"',
+      'emails.value eq "alice@home.org"', 'emails[type eq "work"].value eq "bob@example.com"', 'userName eq "a" or externalId eq "ext-a"',
+      'userName eq "bob@example.com" and title co "x"']) {
+      await names(f);
+    }
+    expect(scan).not.toHaveBeenCalled();
+    await names('title co "e"');
+    expect(scan).toHaveBeenCalled();
+    scan.mockRestore();
+  });
+});

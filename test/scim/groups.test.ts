@@ -1,0 +1,218 @@
+import request from "supertest";
+import { startScim, type TestScim } from "../helpers/scim-app";
+import { expectScimError, userBody } from "../helpers/expect-scim";
+
+let s: TestScim;
+const G = "/scim/v2/acme/Groups";
+const U = "/scim/v2/acme/Users";
+const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+let users: string[] = [];
+
+beforeAll(async () => {
+  s = await startScim();
+  users = [];
+  for (let i = 0; i < 6; i++) users.push((await request(s.app).post(U).set(s.auth()).send(userBody(`member.${i}`))).body.id);
+});
+afterAll(async () => s.close());
+
+const api = () => request(s.app);
+async function group(name: string, members: string[] = []) {
+  const res = await api().post(G).set(s.auth()).send({ displayName: name, members: members.map((value) => ({ value })) });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; meta: { version: string } };
+}
+async function memberIds(id: string): Promise<string[]> {
+  const res = await api().get(`${G}/${id}`).set(s.auth());
+  return (res.body.members ?? []).map((m: { value: string }) => m.value).sort();
+}
+const patch = (id: string, Operations: unknown[], q = "") => api().patch(`${G}/${id}${q}`).set(s.auth()).send({ schemas: [PATCH], Operations });
+
+describe("POST /Groups", () => {
+  it("should create a group with members and $ref/type on each member", async () => {
+    const g = await group("Engineering", users.slice(0, 2));
+    const res = await api().get(`${G}/${g.id}`).set(s.auth());
+    expect(res.body.members).toEqual(expect.arrayContaining([
+      { value: users[0], $ref: `https://bridge.example.com/scim/v2/acme/Users/${users[0]}`, type: "User" },
+    ]));
+    expect(res.body.members).toHaveLength(2);
+  });
+
+  it("should answer 409 for a displayName that differs only in case", async () => {
+    await group("Unique Name");
+    expectScimError(await api().post(G).set(s.auth()).send({ displayName: "unique NAME" }), 409, "uniqueness");
+  });
+
+  it("should refuse a member that is not a user or group of this directory, and store nothing", async () => {
+    const before = await s.groups.count("acme");
+    expectScimError(await api().post(G).set(s.auth()).send({ displayName: "Bad Members", members: [{ value: "ghost" }] }), 400, "invalidValue");
+    expect(await s.groups.count("acme")).toBe(before);
+  });
+});
+
+describe("PATCH /Groups/:id", () => {
+  it("should add and remove members in one request and answer 204 (O8, E12)", async () => {
+    const g = await group("Mixed Ops", users.slice(0, 2));
+    const res = await patch(g.id, [
+      { op: "remove", path: `members[value eq "${users[0]}"]` },
+      { op: "add", path: "members", value: [{ value: users[2], display: "member.2" }] },
+    ]);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe("");
+    expect(await memberIds(g.id)).toEqual([users[1], users[2]].sort());
+  });
+
+  it("should remove members given as a value array (Entra without the flag, E7)", async () => {
+    const g = await group("Azure Remove", users.slice(0, 3));
+    expect((await patch(g.id, [{ op: "Remove", path: "members", value: [{ value: users[1] }] }])).status).toBe(204);
+    expect(await memberIds(g.id)).toEqual([users[0], users[2]].sort());
+  });
+
+  it("should replace the whole member list (O8 replace)", async () => {
+    const g = await group("Replace All", users.slice(0, 3));
+    await patch(g.id, [{ op: "replace", path: "members", value: [{ value: users[4] }, { value: users[5] }] }]);
+    expect(await memberIds(g.id)).toEqual([users[4], users[5]].sort());
+  });
+
+  it("should rename with a plain string value (E8) and return the group when attributes are asked for", async () => {
+    const g = await group("Old Name");
+    const res = await patch(g.id, [{ op: "Replace", path: "displayName", value: "New Name" }], "?excludedAttributes=members");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: g.id, displayName: "New Name" });
+    expect(res.body.members).toBeUndefined();
+    const byName = await api().get(`${G}?filter=displayName eq "new name"&excludedAttributes=members`).set(s.auth());
+    expect(byName.body.totalResults).toBe(1);
+    await group("Old Name"); // the old name is free again
+  });
+
+  it("should cost nothing for Okta's group-name PATCH when nothing changed (O9)", async () => {
+    const g = await group("Okta Pushed", [users[0]]);
+    const outboxBefore = await s.redis.xlen(s.users.keys("acme").outbox);
+    const res = await patch(g.id, [{ op: "replace", value: { id: g.id, displayName: "Okta Pushed" } }]);
+    expect(res.status).toBe(204);
+    expect((await api().get(`${G}/${g.id}`).set(s.auth())).body.meta.version).toBe(g.meta.version);
+    expect(await s.redis.xlen(s.users.keys("acme").outbox)).toBe(outboxBefore);
+  });
+
+  it("should accept an empty Operations list as a no-op (E19)", async () => {
+    const g = await group("Empty Ops");
+    expect((await patch(g.id, [])).status).toBe(204);
+  });
+
+  it("should refuse a path a Group does not have, and changes nothing", async () => {
+    const g = await group("Bad Path", [users[0]]);
+    const res = await patch(g.id, [{ op: "add", path: "members", value: [{ value: users[1] }] }, { op: "replace", path: "favouriteColour", value: "red" }]);
+    expectScimError(res, 400, "invalidPath");
+    expect(await memberIds(g.id)).toEqual([users[0]]);
+  });
+
+  it("should answer 404 for an unknown group and 412 for a stale If-Match", async () => {
+    expectScimError(await patch("nope", [{ op: "add", path: "members", value: [{ value: users[0] }] }]), 404);
+    const g = await group("Versioned");
+    await patch(g.id, [{ op: "add", path: "members", value: [{ value: users[0] }] }]);
+    const stale = await api().patch(`${G}/${g.id}`).set(s.auth()).set("If-Match", g.meta.version)
+      .send({ schemas: [PATCH], Operations: [{ op: "add", path: "members", value: [{ value: users[1] }] }] });
+    expectScimError(stale, 412);
+    expect(await memberIds(g.id)).toEqual([users[0]]);
+  });
+
+  it("should lose no member when 20 PATCHes add different members concurrently", async () => {
+    const extra: string[] = [];
+    for (let i = 0; i < 20; i++) extra.push((await api().post(U).set(s.auth()).send(userBody(`concurrent.${i}`))).body.id);
+    const g = await group("Concurrent");
+    const results = await Promise.all(extra.map((value) => patch(g.id, [{ op: "add", path: "members", value: [{ value }] }])));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(204));
+    expect(await memberIds(g.id)).toEqual([...extra].sort());
+    expect((await api().get(`${G}/${g.id}`).set(s.auth())).body.meta.version).toBe("W/\"21\"");
+  });
+
+  it("should lose no update when member PATCHes race a rename", async () => {
+    const g = await group("Race Rename");
+    const ops = users.map((value) => patch(g.id, [{ op: "add", path: "members", value: [{ value }] }]));
+    ops.push(patch(g.id, [{ op: "replace", path: "displayName", value: "Race Renamed" }]));
+    await Promise.all(ops);
+    const res = await api().get(`${G}/${g.id}`).set(s.auth());
+    expect(res.body.displayName).toBe("Race Renamed");
+    expect(res.body.members).toHaveLength(users.length);
+  });
+});
+
+describe("PUT /Groups/:id", () => {
+  it("should replace memberships when members are sent and keep them when not (O11)", async () => {
+    const g = await group("Put Group", users.slice(0, 2));
+    await api().put(`${G}/${g.id}`).set(s.auth()).send({ displayName: "Put Group", members: [{ value: users[3] }] });
+    expect(await memberIds(g.id)).toEqual([users[3]]);
+    const renamed = await api().put(`${G}/${g.id}`).set(s.auth()).send({ displayName: "Put Group 2" });
+    expect(renamed.body.displayName).toBe("Put Group 2");
+    expect(await memberIds(g.id)).toEqual([users[3]]);
+  });
+});
+
+describe("memberships and users", () => {
+  it("should show a user's groups, find groups by members.value, and drop memberships when the user is deleted", async () => {
+    const temp = (await api().post(U).set(s.auth()).send(userBody("leaves.soon"))).body.id;
+    const a = await group("Has Temp A", [temp]);
+    const b = await group("Has Temp B", [temp, users[0]]);
+    const u = await api().get(`${U}/${temp}`).set(s.auth());
+    expect(u.body.groups.map((x: { display: string }) => x.display).sort()).toEqual(["Has Temp A", "Has Temp B"]);
+    const byMember = await api().get(`${G}?filter=members.value eq "${temp}"&excludedAttributes=members`).set(s.auth());
+    expect(byMember.body.Resources.map((r: { id: string }) => r.id).sort()).toEqual([a.id, b.id].sort());
+    await api().delete(`${U}/${temp}`).set(s.auth());
+    expect(await memberIds(a.id)).toEqual([]);
+    expect(await memberIds(b.id)).toEqual([users[0]]);
+  });
+
+  it("should delete a group (O10) and remove it from its members' groups", async () => {
+    const g = await group("Doomed", [users[5]]);
+    expect((await api().delete(`${G}/${g.id}`).set(s.auth())).status).toBe(204);
+    const u = await api().get(`${U}/${users[5]}`).set(s.auth());
+    expect((u.body.groups ?? []).map((x: { value: string }) => x.value)).not.toContain(g.id);
+    expectScimError(await api().get(`${G}/${g.id}`).set(s.auth()), 404);
+  });
+});
+
+describe("a group of 50,000 members", () => {
+  const N = 50000;
+  let big: string;
+  let ids: string[];
+
+  beforeAll(async () => {
+    ids = Array.from({ length: N + 256 }, (_, i) => `bulk-${i}`);
+    for (let i = 0; i < ids.length; i += 1000) {
+      await Promise.all(ids.slice(i, i + 1000).map((id) => s.users.write("acme", id, { userName: id }, "create")));
+    }
+    big = (await group("Everyone")).id;
+    for (let i = 0; i < N; i += 5000) {
+      const res = await patch(big, [{ op: "add", path: "members", value: ids.slice(i, i + 5000).map((value) => ({ value })) }]);
+      expect(res.status).toBe(204);
+    }
+  }, 120000);
+
+  it("should apply a 256-member PATCH as a delta without loading the group's members", async () => {
+    const load = jest.spyOn(s.groups, "find");
+    const members = jest.spyOn(s.groups, "memberValues");
+    const res = await patch(big, [{ op: "add", path: "members", value: ids.slice(N, N + 256).map((value) => ({ value })) }]);
+    expect(res.status).toBe(204);
+    expect(load).not.toHaveBeenCalled();
+    expect(members).not.toHaveBeenCalled();
+    expect(await s.redis.hlen(s.groups.keys("acme").groupMembers(big))).toBe(N + 256);
+    load.mockRestore();
+    members.mockRestore();
+  });
+
+  it("should never load members for excludedAttributes=members (E9)", async () => {
+    const load = jest.spyOn(s.groups, "find");
+    const res = await api().get(`${G}?excludedAttributes=members&filter=displayName eq "Everyone"`).set(s.auth());
+    expect(res.body.Resources[0].members).toBeUndefined();
+    const single = await api().get(`${G}/${big}?excludedAttributes=members`).set(s.auth());
+    expect(single.body.displayName).toBe("Everyone");
+    expect(load.mock.calls.every((call) => call[3] === false)).toBe(true);
+    load.mockRestore();
+  });
+
+  it("should remove one member by filter without touching the rest", async () => {
+    const res = await patch(big, [{ op: "remove", path: `members[value eq "${ids[7]}"]` }]);
+    expect(res.status).toBe(204);
+    expect(await s.redis.hexists(s.groups.keys("acme").groupMembers(big), ids[7])).toBe(0);
+    expect(await s.redis.hlen(s.groups.keys("acme").groupMembers(big))).toBe(N + 255);
+  });
+});
