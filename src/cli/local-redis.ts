@@ -27,8 +27,12 @@ Get one of these, then run the demo again:
   - Docker:         docker compose up -d redis
 or point REDIS_URL at a Redis you already run (REDIS_URL=redis://host:6379/0 npm run demo).`;
 
-/** Ensures Redis; returns the child it started (to stop on exit), or undefined if one was already there. */
-export async function ensureRedis(url: string, dataDir: string, log: (m: string) => void): Promise<ChildProcess | undefined> {
+/**
+ * Ensures Redis; returns the child it started (to stop on exit), or undefined if one was already there.
+ * `binary` (default: $REDIS_SERVER_BIN or `redis-server` on PATH) is the server to start.
+ */
+export async function ensureRedis(url: string, dataDir: string, log: (m: string) => void,
+  binary = process.env.REDIS_SERVER_BIN || "redis-server"): Promise<ChildProcess | undefined> {
   const u = new URL(url);
   const host = u.hostname || "127.0.0.1";
   const port = Number(u.port || 6379);
@@ -36,10 +40,10 @@ export async function ensureRedis(url: string, dataDir: string, log: (m: string)
   if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)) {
     throw new Error(`No Redis answers at ${url}. Start it, or unset REDIS_URL to let the demo run a local one.`);
   }
-  if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).error) throw new Error(NO_REDIS_HELP(url));
+  if (spawnSync(binary, ["--version"], { stdio: "ignore" }).error) throw new Error(NO_REDIS_HELP(url));
   fs.mkdirSync(dataDir, { recursive: true });
   log(`no Redis at ${url}: starting a private redis-server (AOF on, data in ${path.relative(process.cwd(), dataDir) || dataDir})`);
-  const child = spawn("redis-server", [
+  const child = spawn(binary, [
     "--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--appendfsync", "everysec",
     "--save", "", "--maxmemory-policy", "noeviction", "--logfile", path.join(dataDir, "redis.log"),
   ], { stdio: "ignore" });
