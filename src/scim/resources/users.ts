@@ -8,7 +8,8 @@ import SCIMMY from "scimmy";
 import { StorePreconditionError, type UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
-import { normalisePatch } from "../dialects/patch-request";
+import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
+import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
 import { project } from "../query/attributes";
 import { listUsers } from "../query/list";
 import { PATCH_SCHEMA, setupScimmy } from "../schemas";
@@ -44,12 +45,25 @@ function respondWith(req: Request, res: Response, rec: UserRecord, status: numbe
   sendResource(res, status, project(full, projection), rec.version, status === 201 ? String((full.meta as Json).location) : undefined);
 }
 
-/** Applies normalised PATCH operations to a stored user with SCIMMY; undefined when nothing changes. */
-async function applyPatch(rec: UserRecord, ops: ReturnType<typeof normalisePatch>): Promise<Json | undefined> {
+/** SCIMMY's PatchOp over a stored user; undefined when nothing changes. */
+async function patchWithScimmy(rec: UserRecord, ops: PatchOperation[]): Promise<unknown> {
   setupScimmy();
   const current = new SCIMMY.Schemas.User({ ...rec.body, id: rec.id, meta: { resourceType: "User" } }, "out");
-  const patched = await new SCIMMY.Messages.PatchOp({ schemas: [PATCH_SCHEMA], Operations: ops })
+  return new SCIMMY.Messages.PatchOp({ schemas: [PATCH_SCHEMA], Operations: ops })
     .apply(current, async (instance: unknown) => instance as never);
+}
+
+/** Applies normalised PATCH operations to a stored user; undefined when nothing changes. */
+async function applyPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json | undefined> {
+  // an add on a value-filter path that matches nothing adds the element (value-path-add.ts); whether it
+  // matches depends on the operations before it, so those are applied first, then all ops in one PatchOp
+  const ready: PatchOperation[] = [];
+  for (const op of ops) {
+    if (!isValuePathAdd(op)) { ready.push(op); continue; }
+    const before = ready.length ? await patchWithScimmy(rec, ready) : undefined;
+    ready.push(addOnAbsentTarget("User", op, before ? JSON.parse(JSON.stringify(before)) as Json : rec.body));
+  }
+  const patched = await patchWithScimmy(rec, ready);
   if (!patched) return undefined;
   const body = JSON.parse(JSON.stringify(patched)) as Json;
   delete body.id;
