@@ -23,6 +23,8 @@ export const faultsSchema = z.object({
       max: z.number().int().positive(),
       durationMs: z.number().int().positive(),
       retryAfterSeconds: z.number().int().min(0).optional(),
+      /** `Retry-After` as delay-seconds (default) or as an HTTP-date (RFC 9110 allows both). */
+      retryAfterFormat: z.enum(["seconds", "http-date"]).default("seconds"),
     })
     .nullable()
     .default(null),

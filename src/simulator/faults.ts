@@ -62,7 +62,9 @@ export class FaultInjector {
         const waitMs = this.admit(clientKey(req), f.rateLimit.max, f.rateLimit.durationMs);
         if (waitMs > 0) {
           this.counters.fault("rateLimited");
-          res.setHeader("Retry-After", String(f.rateLimit.retryAfterSeconds ?? Math.max(1, Math.ceil(waitMs / 1000))));
+          const seconds = f.rateLimit.retryAfterSeconds ?? Math.max(1, Math.ceil(waitMs / 1000));
+          const date = new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toUTCString();
+          res.setHeader("Retry-After", f.rateLimit.retryAfterFormat === "http-date" ? date : String(seconds));
           return void res.status(429).json({ error: "rate limit exceeded" });
         }
       }
