@@ -107,8 +107,9 @@ export class PlatformTransport {
     let timer: NodeJS.Timeout | undefined;
     const started = performance.now();
     let status = 0;
+    let releaseRate: (() => void) | undefined;
     try {
-      if (this.limiter) await this.limiter.acquire();
+      if (this.limiter) releaseRate = await this.limiter.acquire();
       timer = setTimeout(() => controller.abort(), this.timeoutMs);
       const headers: Record<string, string> = { authorization: spec.authorization, accept: "application/json, application/scim+json", "x-request-id": requestId };
       let payload: string | undefined;
@@ -138,6 +139,7 @@ export class PlatformTransport {
       throw err;
     } finally {
       clearTimeout(timer);
+      releaseRate?.();
       this.slots.release();
     }
   }

@@ -47,9 +47,19 @@ describe("RateLimiter", () => {
     const limiter = new RateLimiter({ max: 3, durationMs: 200 });
     const t = performance.now();
     const times: number[] = [];
-    await Promise.all([1, 2, 3, 4, 5].map(() => limiter.acquire().then(() => times.push(performance.now() - t))));
+    await Promise.all([1, 2, 3, 4, 5].map(() => limiter.acquire().then((release) => (times.push(performance.now() - t), release()))));
     expect(times.slice(0, 3).every((x) => x < 50)).toBe(true);
     expect(times[3]).toBeGreaterThanOrEqual(199);
     expect(times[4]).toBeGreaterThanOrEqual(199);
+  });
+
+  it("should start a slot's window when its call completes, not when it was sent", async () => {
+    const limiter = new RateLimiter({ max: 1, durationMs: 100 });
+    const t = performance.now();
+    const release = await limiter.acquire();
+    await new Promise((r) => setTimeout(r, 150));
+    release();
+    await limiter.acquire();
+    expect(performance.now() - t).toBeGreaterThanOrEqual(249);
   });
 });
