@@ -1,0 +1,68 @@
+/**
+ * The factory the sync engine uses: one client per directory, holding its key, deployment and limits.
+ * `const platform = createPlatformClient({ baseUrl, apiKey, deploymentId, ... }); await platform.verifyKey();`
+ */
+import type { Logger } from "../observability/logger";
+import type { RetryOptions } from "./backoff";
+import { PlatformTransport } from "./client";
+import { DeploymentsApi } from "./deployments";
+import { EmbedApi } from "./embed-api";
+import { PlatformConfigError } from "./errors/platform-config-error";
+import type { RateLimitOptions } from "./rate-limiter";
+import { ScimApi } from "./scim-api";
+import type { Deployment } from "./types";
+
+/** Options of `createPlatformClient` (names match the directory `platform` config keys). */
+export interface PlatformClientOptions {
+  /** `{base_url}` including `/api`; https only, except loopback hosts. */
+  baseUrl: string;
+  /** The API key itself (read from the env var named by `apiKeyEnv`); never logged. */
+  apiKey: string;
+  deploymentId: number;
+  timeoutMs?: number;
+  maxConnections?: number;
+  /** Members per SCIM group PATCH. Default 100. */
+  memberBatchSize?: number;
+  /** SCIM `count` and embed `first`. Default 100. */
+  pageSize?: number;
+  rateLimit?: RateLimitOptions;
+  retry?: Partial<RetryOptions>;
+  /** Retry 429s inside the client after Retry-After. Default false: the sync engine pauses the directory. */
+  retryRateLimited?: boolean;
+  /** SCIM accepts `Bearer` (default) or `Api-Key`. */
+  scimAuthScheme?: "Bearer" | "Api-Key";
+  logger?: Logger;
+  callLogLevel?: "info" | "debug" | "trace";
+}
+
+/** The typed platform client. */
+export interface PlatformClient {
+  readonly deploymentId: number;
+  readonly scim: ScimApi;
+  readonly embed: EmbedApi;
+  readonly deployments: DeploymentsApi;
+  /** Checks the key against `deploymentId` (AuthError / ScopeError). */
+  verifyKey(): Promise<Deployment>;
+  close(): Promise<void>;
+}
+
+/** Builds a client; throws PlatformConfigError on a non-HTTPS base URL or a bad option. */
+export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  if (!options.apiKey) throw new PlatformConfigError("platform apiKey is empty: set the environment variable named by apiKeyEnv");
+  if (!Number.isInteger(options.deploymentId)) throw new PlatformConfigError("platform deploymentId must be an integer");
+  const http = new PlatformTransport(options);
+  const pageSize = options.pageSize ?? 100;
+  const memberBatchSize = options.memberBatchSize ?? 100;
+  const deployments = new DeploymentsApi(http, `Bearer ${options.apiKey}`);
+  return {
+    deploymentId: options.deploymentId,
+    // "SCIM API (`/api/scim/v2/...`): `Authorization: Bearer <SCIM_TOKEN>`"
+    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, pageSize, memberBatchSize),
+    // "Embed session endpoint and embed-tenant admin endpoints: header `Authorization: Api-Key <API_KEY>`"
+    embed: new EmbedApi(http, `Api-Key ${options.apiKey}`, pageSize),
+    // "REST API (`/api/v1/...`): header `Authorization: Bearer <ACCESS_TOKEN>`"
+    deployments,
+    verifyKey: () => deployments.verifyKey(options.deploymentId),
+    close: () => http.close(),
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The client's transport against a real simulator over HTTP (no mocked transport): each error class,
+ * Retry-After (seconds and HTTP-date), bounded retries with backoff, timeouts via the latency fault,
+ * dropped connections, the concurrency cap, and log lines that carry no secret.
+ */
+import { Writable } from "node:stream";
+import { createLogger } from "../../src/observability/logger";
+import { AuthError, RateLimitedError, ScopeError, TransientError, ValidationError, createPlatformClient, type PlatformClientOptions } from "../../src/platform";
+import type { RunningSimulator } from "../../src/simulator";
+import { KEYS, startTestSimulator } from "../helpers/simulator";
+
+let sim: RunningSimulator;
+const clients: { close(): Promise<void> }[] = [];
+beforeEach(async () => (sim = await startTestSimulator()));
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await sim.close();
+});
+function client(o: Partial<PlatformClientOptions> = {}) {
+  const c = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEYS.unscoped, deploymentId: 1, retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 }, ...o });
+  clients.push(c);
+  return c;
+}
+const writes = () => sim.state.snapshot().counters;
+
+describe("error classes", () => {
+  it("should throw AuthError with status 401 for an unknown key", async () => {
+    await expect(client({ apiKey: "wrong-key-123" }).deployments.list()).rejects.toMatchObject({ constructor: AuthError, status: 401 });
+  });
+
+  it("should throw ScopeError with status 403 for a deployment outside the key's scope", async () => {
+    const err = await client({ apiKey: KEYS.scoped }).embed.generateSession({ deploymentId: 2, externalId: "a" }).catch((e) => e);
+    expect(err).toBeInstanceOf(ScopeError);
+    expect(err.status).toBe(403);
+  });
+
+  it("should throw ValidationError carrying the platform's message word for word", async () => {
+    const err = await client().embed.generateSession({ deploymentId: 1, externalId: "a", groups: ["Ghosts"] }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ status: 400, message: "Groups with names Ghosts not found", preflight: false });
+  });
+
+  it("should throw ValidationError with the SCIM detail and scimType for a 409", async () => {
+    const c = client();
+    await c.scim.createUser({ userName: "a" });
+    await expect(c.scim.createUser({ userName: "A" })).rejects.toMatchObject({ constructor: ValidationError, status: 409, scimType: "uniqueness", message: "userName A already exists" });
+  });
+
+  it("should throw RateLimitedError with retryAfterMs from Retry-After seconds, without retrying by default", async () => {
+    sim.setFaults({ rateLimit: { max: 1, durationMs: 60_000, retryAfterSeconds: 7 } });
+    const c = client();
+    await c.deployments.list();
+    const err = await c.deployments.list().catch((e) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect(err).toMatchObject({ status: 429, retryAfterMs: 7000 });
+    expect(writes().faults.rateLimited).toBe(1);
+  });
+
+  it("should parse Retry-After given as an HTTP-date", async () => {
+    sim.setFaults({ rateLimit: { max: 1, durationMs: 60_000, retryAfterSeconds: 30, retryAfterFormat: "http-date" } });
+    const c = client();
+    await c.deployments.list();
+    const err = await c.deployments.list().catch((e) => e);
+    expect(err.retryAfterMs).toBeGreaterThan(28_000);
+    expect(err.retryAfterMs).toBeLessThanOrEqual(31_000);
+  });
+
+  it("should throw TransientError with the status after the bounded retries are spent", async () => {
+    sim.setFaults({ errors: { rate: 1, statuses: [503] } });
+    await expect(client().deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 503 });
+    expect(writes().faults.errors).toBe(3);
+  });
+});
+
+describe("retries", () => {
+  it("should retry transient errors and succeed within the attempts", async () => {
+    sim.setFaults({ errors: { next: 2, statuses: [500, 502] } });
+    expect(await client().deployments.list()).toHaveLength(2);
+    expect(writes().faults.errors).toBe(2);
+  });
+
+  it("should make exactly `attempts` tries", async () => {
+    sim.setFaults({ errors: { rate: 1 } });
+    await expect(client({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 2 } }).deployments.list()).rejects.toBeInstanceOf(TransientError);
+    expect(writes().faults.errors).toBe(5);
+  });
+
+  it("should not retry a ValidationError", async () => {
+    await expect(client().embed.generateSession({ deploymentId: 1, externalId: "a", userAttributes: [{ name: "nope", value: 1 }] })).rejects.toBeInstanceOf(ValidationError);
+    expect(writes().endpoints["POST /v1/embed/generate-session"].writes).toBe(1);
+  });
+
+  it("should honour Retry-After in seconds when retryRateLimited is set", async () => {
+    sim.setFaults({ rateLimit: { max: 1, durationMs: 800 } });
+    const c = client({ retryRateLimited: true });
+    await c.deployments.list();
+    const t = Date.now();
+    await c.deployments.list();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
+    expect(writes().faults.rateLimited).toBe(1);
+  });
+
+  it("should honour Retry-After as an HTTP-date when retryRateLimited is set", async () => {
+    sim.setFaults({ rateLimit: { max: 1, durationMs: 500, retryAfterFormat: "http-date" } });
+    const c = client({ retryRateLimited: true });
+    await c.deployments.list();
+    const t = Date.now();
+    await c.deployments.list();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(500);
+    expect(writes().endpoints["GET /v1/deployments"].reads).toBe(2);
+  });
+});
+
+describe("connections", () => {
+  it("should time out a slow answer as TransientError TIMEOUT and retry it", async () => {
+    sim.setFaults({ latency: { fixedMs: 300, jitterMs: 0 } });
+    const t = Date.now();
+    const err = await client({ timeoutMs: 80, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).deployments.list().catch((e) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect(err).toMatchObject({ status: 0, code: "TIMEOUT" });
+    expect(Date.now() - t).toBeLessThan(290);
+  });
+
+  it("should treat a dropped connection as transient and recover on retry", async () => {
+    sim.setFaults({ drop: { next: 1 } });
+    expect(await client().deployments.list()).toHaveLength(2);
+    expect(writes().faults.dropped).toBe(1);
+  });
+
+  it("should throw TransientError when every try is dropped", async () => {
+    sim.setFaults({ drop: { rate: 1 } });
+    await expect(client().deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 0 });
+  });
+
+  it("should keep at most maxConnections calls in flight", async () => {
+    sim.setFaults({ latency: { fixedMs: 100, jitterMs: 0 } });
+    const c = client({ maxConnections: 2 });
+    const t = Date.now();
+    await Promise.all([1, 2, 3, 4].map(() => c.deployments.list()));
+    expect(Date.now() - t).toBeGreaterThanOrEqual(195);
+  });
+});
+
+describe("logging", () => {
+  it("should log method, path, status, durationMs and requestId, and never the key, query or session id", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) });
+    const c = client({ logger: createLogger("debug", sink), callLogLevel: "info" });
+    const { sessionId } = await c.embed.generateSession({ deploymentId: 1, externalId: "a" });
+    await c.scim.findUserByUserName("secret-user");
+    await client({ apiKey: "wrong-key-123", logger: createLogger("debug", sink) }).deployments.list().catch(() => undefined);
+    const all = lines.join("");
+    expect(JSON.parse(lines[0])).toMatchObject({ method: "POST", path: "/v1/embed/generate-session", status: 200, durationMs: expect.any(Number), requestId: expect.any(String) });
+    expect(all).toContain('"status":401');
+    for (const secret of [KEYS.unscoped, "wrong-key-123", sessionId, "secret-user"]) expect(all).not.toContain(secret);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The simulator's test endpoints (`/_sim/state`, `/_sim/reset`, `/_sim/counters/reset`, `/_sim/faults`)
+ * and every fault it injects: latency, per-key rate limit with Retry-After, 5xx, dropped connections, outage.
+ */
+import type { RunningSimulator } from "../../src/simulator";
+import { KEYS, generateSession, http, startTestSimulator } from "../helpers/simulator";
+
+let sim: RunningSimulator;
+beforeEach(async () => (sim = await startTestSimulator()));
+afterEach(() => sim.close());
+const TOKEN = { "x-sim-token": "sim-admin-token" };
+const deployments = (key: string = KEYS.unscoped) => http(sim).get("/api/v1/deployments").set("Authorization", `Bearer ${key}`);
+const putFaults = (body: object) => http(sim).put("/_sim/faults").set(TOKEN).send(body);
+
+describe("/_sim endpoints", () => {
+  it("should answer 401 without the sim token header", async () => {
+    expect((await http(sim).get("/_sim/state")).status).toBe(401);
+    expect((await http(sim).get("/_sim/state").set("x-sim-token", "wrong")).status).toBe(401);
+  });
+
+  it("should count calls per endpoint, split into reads and writes", async () => {
+    await deployments();
+    await deployments();
+    await generateSession(sim, { deploymentId: 1, externalId: "a" });
+    const { counters } = (await http(sim).get("/_sim/state").set(TOKEN)).body;
+    expect(counters.total).toEqual({ reads: 2, writes: 1 });
+    expect(counters.endpoints).toEqual({ "GET /v1/deployments": { reads: 2, writes: 0 }, "POST /v1/embed/generate-session": { reads: 0, writes: 1 } });
+  });
+
+  it("should reset counters only, or everything", async () => {
+    await generateSession(sim, { deploymentId: 1, externalId: "a" });
+    await http(sim).post("/_sim/counters/reset").set(TOKEN);
+    let state = (await http(sim).get("/_sim/state").set(TOKEN)).body;
+    expect(state.counters.total).toEqual({ reads: 0, writes: 0 });
+    expect(state.externalUserCount).toBe(1);
+    await http(sim).post("/_sim/reset").set(TOKEN);
+    state = (await http(sim).get("/_sim/state").set(TOKEN)).body;
+    expect(state).toMatchObject({ externalUserCount: 0, tenants: {}, scim: { users: [], groups: [] }, sessionsIssued: 0 });
+  });
+
+  it("should reject invalid fault settings with 400", async () => {
+    expect((await putFaults({ errors: { rate: 2 } })).status).toBe(400);
+    expect((await putFaults({ outage: { mode: "503" } })).status).toBe(400);
+  });
+});
+
+describe("fault injection", () => {
+  it("should add the configured latency", async () => {
+    await putFaults({ latency: { fixedMs: 120, jitterMs: 0 } });
+    const t = Date.now();
+    await deployments();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(115);
+  });
+
+  it("should answer 429 with Retry-After in seconds beyond the per-key rate limit", async () => {
+    await putFaults({ rateLimit: { max: 2, durationMs: 1500 } });
+    expect((await deployments()).status).toBe(200);
+    expect((await deployments()).status).toBe(200);
+    const res = await deployments();
+    expect(res.status).toBe(429);
+    expect(res.headers["retry-after"]).toBe("2");
+    // another key has its own budget
+    expect((await deployments(KEYS.scoped)).status).toBe(200);
+    expect(sim.state.snapshot().counters.faults.rateLimited).toBe(1);
+  });
+
+  it("should answer the configured 5xx for the next N requests, then recover", async () => {
+    await putFaults({ errors: { next: 2, statuses: [502] } });
+    expect([(await deployments()).status, (await deployments()).status, (await deployments()).status]).toEqual([502, 502, 200]);
+  });
+
+  it("should answer 5xx for every request at error rate 1", async () => {
+    sim.setFaults({ errors: { rate: 1 } });
+    for (let i = 0; i < 5; i++) expect([500, 502, 503]).toContain((await deployments()).status);
+  });
+
+  it("should drop the connection without an answer", async () => {
+    await putFaults({ drop: { next: 1 } });
+    await expect(fetch(`${sim.baseUrl}/v1/deployments`, { headers: { authorization: `Bearer ${KEYS.unscoped}` } })).rejects.toThrow();
+    expect((await deployments()).status).toBe(200);
+    expect(sim.state.snapshot().counters.faults.dropped).toBe(1);
+  });
+
+  it("should answer 503 during an outage window and recover after it", async () => {
+    await putFaults({ outage: { forSeconds: 0.3, retryAfterSeconds: 1 } });
+    const res = await deployments();
+    expect(res.status).toBe(503);
+    expect(res.headers["retry-after"]).toBe("1");
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await deployments()).status).toBe(200);
+  });
+
+  it("should drop every connection during a drop-mode outage given as an absolute time", async () => {
+    await putFaults({ outage: { until: new Date(Date.now() + 60_000).toISOString(), mode: "drop" } });
+    await expect(fetch(`${sim.baseUrl}/v1/deployments`)).rejects.toThrow();
+    expect((await http(sim).get("/_sim/faults").set(TOKEN)).body.outage).toMatchObject({ mode: "drop" });
+  });
+
+  it("should apply faults from the config at start and restore them on reset", async () => {
+    await sim.close();
+    sim = await startTestSimulator({ faults: { errors: { rate: 1, statuses: [503] } } });
+    expect((await deployments()).status).toBe(503);
+    sim.setFaults({});
+    expect((await deployments()).status).toBe(200);
+    await http(sim).post("/_sim/reset").set(TOKEN);
+    expect((await deployments()).status).toBe(503);
+  });
+});
