@@ -1,13 +1,20 @@
 /**
- * Process entry point: `node dist/main.js [server|worker|all]` (default: server). Wires config, logger and
- * the chosen role; nothing else lives here.
+ * Process entry point: `node dist/main.js [server|worker|all]` (default: all; or ROLE). Wires config,
+ * logger and the chosen roles; nothing else lives here.
  */
 import { loadConfig, ConfigError } from "./config/load";
 import { createLogger } from "./observability/logger";
 import { startServer } from "./server";
+import { startSyncRuntime } from "./sync/runtime";
+
+const ROLES = ["server", "worker", "all"];
 
 async function main(): Promise<void> {
-  const role = process.argv[2] ?? process.env.ROLE ?? "server";
+  const role = process.argv[2] ?? process.env.ROLE ?? "all";
+  if (!ROLES.includes(role)) {
+    console.error(`unknown role "${role}": expected one of ${ROLES.join(", ")}`);
+    process.exit(2);
+  }
   let config;
   try {
     config = loadConfig();
@@ -16,12 +23,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.log.level);
-  if (role !== "server") { logger.fatal({ role }, "unknown role (expected server)"); process.exit(2); }
-  const server = await startServer(config, logger);
-  logger.info({ url: server.url, directories: config.directories.map((d) => d.id) }, "scim server listening");
+  const server = role !== "worker" ? await startServer(config, logger) : undefined;
+  const runtime = role !== "server" ? await startSyncRuntime(config, logger) : undefined;
+  logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
+  let stopping = false;
   const stop = async (signal: string) => {
-    logger.info({ signal }, "shutting down");
-    await server.close();
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: no new requests, finishing active jobs");
+    await server?.close();
+    await runtime?.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));

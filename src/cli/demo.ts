@@ -1,8 +1,10 @@
 /**
- * `npm run demo`: the service for real, on this machine. A directory named `demo` at
- * http://127.0.0.1:$PORT/scim/v2/demo, its token from DEMO_SCIM_TOKEN (or a fresh one, printed), Redis at
- * REDIS_URL (default redis://127.0.0.1:6379; a private redis-server is started if none answers).
- * Stops cleanly on SIGINT/SIGTERM.
+ * `npm run demo`: the service for real, on this machine — the SCIM server, the sync workers and the
+ * platform simulator in one process. Directories: `demo` (workforce target) at
+ * http://127.0.0.1:$PORT/scim/v2/demo and `demo-embed` (embed target), tokens from DEMO_SCIM_TOKEN (or
+ * fresh ones, printed). Redis at REDIS_URL (default redis://127.0.0.1:6379; a private redis-server is
+ * started if none answers). The simulator listens on SIM_PORT (default 8090); a SCIM push shows up in its
+ * state at http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -10,30 +12,55 @@ import { loadConfig, ConfigError } from "../config/load";
 import { createLogger } from "../observability/logger";
 import { hashToken } from "../scim/auth";
 import { startServer } from "../server";
+import { startSimulator } from "../simulator/start-simulator";
+import { startSyncRuntime } from "../sync/runtime";
 import { ensureRedis } from "./local-redis";
 
 async function main(): Promise<void> {
   const port = process.env.PORT ?? "8080";
+  const simPort = Number(process.env.SIM_PORT ?? 8090);
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const token = process.env.DEMO_SCIM_TOKEN || randomBytes(24).toString("base64url");
+  const embedToken = `${token}-embed`;
+  const platformKey = process.env.DEMO_PLATFORM_API_KEY || randomBytes(24).toString("base64url");
+  const simToken = process.env.DEMO_SIM_TOKEN || "demo-sim-token";
   const redisChild = await ensureRedis(redisUrl, path.resolve(process.cwd(), ".data/redis"), (m) => console.log(m));
 
+  const sim = await startSimulator({
+    port: simPort, host: "127.0.0.1",
+    config: {
+      tenant: { name: "demo-account", useCreatorMode: true },
+      apiKeys: [{ name: "demo-bridge", key: platformKey }],
+      deployments: [{ id: 1, name: "production" }],
+      admin: { header: "x-sim-token", token: simToken },
+    },
+  });
+  const platform = { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "DEMO_PLATFORM_API_KEY" };
   const config = loadConfig({
     env: { ...process.env, PORT: port, REDIS_URL: redisUrl },
     overrides: {
       server: { host: "127.0.0.1", publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}` },
-      directories: [{
-        id: "demo", displayName: "Demo directory", tokenHashes: [hashToken(token)], target: "workforce",
-        platform: { baseUrl: "http://127.0.0.1:8090/api", deploymentId: 1, apiKeyEnv: "DEMO_PLATFORM_API_KEY" },
-      }],
+      sync: { sweepIntervalMs: 2000 },
+      directories: [
+        { id: "demo", displayName: "Demo directory (workforce)", tokenHashes: [hashToken(token)], target: "workforce", platform },
+        {
+          id: "demo-embed", displayName: "Demo directory (embed)", tokenHashes: [hashToken(embedToken)], target: "embed", platform,
+          embed: { tenantName: "demo-embed", attributeMapping: [{ scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", name: "department", type: "string" }] },
+        },
+      ],
     },
   });
   const logger = createLogger(process.env.LOG_LEVEL ?? "warn");
+  const env = { ...process.env, DEMO_PLATFORM_API_KEY: platformKey };
   const server = await startServer(config, logger);
-  console.log(`scim-bridge demo
-  SCIM base URL: ${server.url}/scim/v2/demo
+  const runtime = await startSyncRuntime(config, logger, { env });
+  console.log(`scim-bridge demo (SCIM server + sync workers + platform simulator)
+  SCIM base URL: ${server.url}/scim/v2/demo          (workforce target)
   Bearer token:  ${token}
+  SCIM base URL: ${server.url}/scim/v2/demo-embed    (embed target, tenant "demo-embed")
+  Bearer token:  ${embedToken}
   Redis:         ${redisUrl}${redisChild ? " (private redis-server started by the demo)" : ""}
+  Simulator:     ${sim.baseUrl}   state: curl -H "x-sim-token: ${simToken}" ${sim.url}/_sim/state
 Try: curl -H "Authorization: Bearer ${token}" ${server.url}/scim/v2/demo/Users
 Stop with Ctrl-C.`);
 
@@ -43,6 +70,8 @@ Stop with Ctrl-C.`);
     stopping = true;
     console.log("stopping…");
     await server.close();
+    await runtime.close();
+    await sim.close();
     redisChild?.kill("SIGTERM");
     process.exit(0);
   };

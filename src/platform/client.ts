@@ -10,7 +10,7 @@ import pino from "pino";
 import type { Logger } from "../observability/logger";
 import { DEFAULT_RETRY, fullJitterDelay, type RetryOptions } from "./backoff";
 import { errorFromResponse, PlatformError, RateLimitedError, TransientError } from "./errors";
-import { RateLimiter, type RateLimitOptions } from "./rate-limiter";
+import { RateLimiter, type CallLimiter, type RateLimitOptions } from "./rate-limiter";
 import { parseBaseUrl } from "./secure-base-url";
 import { Semaphore } from "./semaphore";
 
@@ -27,6 +27,8 @@ export interface TransportOptions {
   maxConnections?: number;
   /** Client-side limit, e.g. `{ max: 50, durationMs: 1000 }`. Default: none. */
   rateLimit?: RateLimitOptions;
+  /** A limiter to use instead of a local one built from `rateLimit` (e.g. one shared by several processes). */
+  limiter?: CallLimiter;
   /** Retries of TransientError. Default `{ attempts: 3, baseDelayMs: 200, maxDelayMs: 5000 }`. */
   retry?: Partial<RetryOptions>;
   /** Also retry RateLimitedError after its Retry-After (within `retry.attempts`). Default false. */
@@ -64,7 +66,7 @@ export class PlatformTransport {
   private readonly pool: Pool;
   private readonly basePath: string;
   private readonly slots: Semaphore;
-  private readonly limiter?: RateLimiter;
+  private readonly limiter?: CallLimiter;
   private readonly retry: RetryOptions;
   private readonly timeoutMs: number;
   private readonly log: Logger;
@@ -76,7 +78,7 @@ export class PlatformTransport {
     const connections = options.maxConnections ?? 16;
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
     this.slots = new Semaphore(connections);
-    this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+    this.limiter = options.limiter ?? (options.rateLimit ? new RateLimiter(options.rateLimit) : undefined);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.log = options.logger ?? pino({ level: "silent" });
   }

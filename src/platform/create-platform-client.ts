@@ -8,7 +8,7 @@ import { PlatformTransport } from "./client";
 import { DeploymentsApi } from "./deployments";
 import { EmbedApi } from "./embed-api";
 import { PlatformConfigError } from "./errors/platform-config-error";
-import type { RateLimitOptions } from "./rate-limiter";
+import type { CallLimiter, RateLimitOptions } from "./rate-limiter";
 import { ScimApi } from "./scim-api";
 import type { Deployment } from "./types";
 
@@ -26,6 +26,8 @@ export interface PlatformClientOptions {
   /** SCIM `count` and embed `first`. Default 100. */
   pageSize?: number;
   rateLimit?: RateLimitOptions;
+  /** Overrides `rateLimit` with a limiter shared across processes (the sync engine's Redis limiter). */
+  limiter?: CallLimiter;
   retry?: Partial<RetryOptions>;
   /** Retry 429s inside the client after Retry-After. Default false: the sync engine pauses the directory. */
   retryRateLimited?: boolean;

@@ -22,8 +22,13 @@ interface Slot {
   busy: Promise<void> | null;
 }
 
+/** Anything that hands out permission to send one call, and takes back the release when it completed. */
+export interface CallLimiter {
+  acquire(): Promise<() => void>;
+}
+
 /** A FIFO sliding-window limiter whose slots free on completion. */
-export class RateLimiter {
+export class RateLimiter implements CallLimiter {
   private readonly slots: Slot[];
   private next = 0;
   private chain: Promise<unknown> = Promise.resolve();

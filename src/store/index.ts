@@ -4,3 +4,4 @@ export * from "./keys";
 export * from "./user-store";
 export * from "./group-store";
 export * from "./connection";
+export * from "./sync-state";

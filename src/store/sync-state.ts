@@ -1,0 +1,181 @@
+/**
+ * What the bridge knows of each resource on the platform (the sync state), next to the desired state.
+ *
+ * Keys (P = `<keyPrefix>:{<directoryId>}:`):
+ *   P s:<k>:<id>      HASH  pid (platform id), h (hash of the last payload applied), st (status),
+ *                           a (attempts of the current failure streak), e (last error: the platform's message),
+ *                           t (status changed at), sy (last synced at), x (embed externalId applied),
+ *                           n (embed group name applied), gs (embed: group names applied to the user, JSON),
+ *                           drift ("missing" | "changed": set by a resync)
+ *   P s:gm:<id>       SET   member ids (SCIM user ids) whose membership is applied on the platform
+ *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
+ *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt
+ *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
+ *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/shared-rate-limiter.ts)
+ * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.
+ */
+import type { Redis } from "ioredis";
+import { DirectoryKeys } from "./keys";
+
+export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
+export const SYNC_STATUSES: SyncStatus[] = ["pending", "synced", "failed", "deprovisioned"];
+export type SyncKind = "user" | "group";
+
+/** The sync state of one resource. */
+export interface SyncRecord {
+  platformId?: string;
+  hash?: string;
+  status?: SyncStatus;
+  attempts: number;
+  lastError?: string;
+  changedAt?: string;
+  syncedAt?: string;
+  externalId?: string;
+  appliedName?: string;
+  /** Embed: JSON array of the embed-tenant group names last applied to the user. */
+  appliedGroups?: string;
+  drift?: "missing" | "changed";
+}
+
+const FIELD: Record<keyof SyncRecord, string> = {
+  platformId: "pid", hash: "h", status: "st", attempts: "a", lastError: "e", changedAt: "t", syncedAt: "sy",
+  externalId: "x", appliedName: "n", appliedGroups: "gs", drift: "drift",
+};
+
+function k(kind: SyncKind): string {
+  return kind === "user" ? "u" : "g";
+}
+
+/** Sync state of every directory, on one Redis connection. */
+export class SyncStateStore {
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+
+  private keys(dir: string): DirectoryKeys {
+    return new DirectoryKeys(this.keyPrefix, dir);
+  }
+
+  key(dir: string, kind: SyncKind, id: string): string {
+    return `${this.keys(dir).prefix}s:${k(kind)}:${id}`;
+  }
+
+  appliedMembersKey(dir: string, groupId: string): string {
+    return `${this.keys(dir).prefix}s:gm:${groupId}`;
+  }
+
+  statusKey(dir: string, status: SyncStatus): string {
+    return `${this.keys(dir).prefix}s:st:${status}`;
+  }
+
+  metaKey(dir: string): string {
+    return `${this.keys(dir).prefix}s:meta`;
+  }
+
+  async get(dir: string, kind: SyncKind, id: string): Promise<SyncRecord> {
+    const h = await this.redis.hgetall(this.key(dir, kind, id));
+    return {
+      platformId: h.pid || undefined, hash: h.h || undefined, status: (h.st as SyncStatus) || undefined,
+      attempts: Number(h.a ?? 0), lastError: h.e || undefined, changedAt: h.t || undefined, syncedAt: h.sy || undefined,
+      externalId: h.x || undefined, appliedName: h.n || undefined, appliedGroups: h.gs || undefined, drift: (h.drift as SyncRecord["drift"]) || undefined,
+    };
+  }
+
+  /** Platform ids of many resources of one kind, in order (undefined where unknown). */
+  async platformIds(dir: string, kind: SyncKind, ids: string[]): Promise<Array<string | undefined>> {
+    if (!ids.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hget(this.key(dir, kind, id), "pid");
+    const res = (await pipe.exec()) ?? [];
+    return res.map(([, v]) => (v as string | null) ?? undefined);
+  }
+
+  /**
+   * Writes fields and, when `status` is given, moves the resource between status sets in the same MULTI.
+   * `undefined` values delete the field.
+   */
+  async update(dir: string, kind: SyncKind, id: string, patch: Partial<SyncRecord>): Promise<void> {
+    const key = this.key(dir, kind, id);
+    const multi = this.redis.multi();
+    const set: string[] = [];
+    const del: string[] = [];
+    for (const [name, value] of Object.entries(patch) as Array<[keyof SyncRecord, unknown]>) {
+      if (value === undefined) del.push(FIELD[name]);
+      else set.push(FIELD[name], String(value));
+    }
+    if (patch.status) {
+      set.push("t", new Date().toISOString());
+      for (const s of SYNC_STATUSES) {
+        if (s === patch.status) multi.sadd(this.statusKey(dir, s), `${k(kind)}:${id}`);
+        else multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
+      }
+    }
+    if (set.length) multi.hset(key, ...set);
+    if (del.length) multi.hdel(key, ...del);
+    await multi.exec();
+  }
+
+  /** Forgets a resource (after it is gone from both sides). */
+  async remove(dir: string, kind: SyncKind, id: string): Promise<void> {
+    const multi = this.redis.multi().del(this.key(dir, kind, id));
+    for (const s of SYNC_STATUSES) multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
+    if (kind === "group") multi.del(this.appliedMembersKey(dir, id));
+    await multi.exec();
+  }
+
+  /** Number of resources per status. */
+  async counts(dir: string): Promise<Record<SyncStatus, number>> {
+    const pipe = this.redis.pipeline();
+    for (const s of SYNC_STATUSES) pipe.scard(this.statusKey(dir, s));
+    const res = (await pipe.exec()) ?? [];
+    return Object.fromEntries(SYNC_STATUSES.map((s, i) => [s, Number(res[i][1] ?? 0)])) as Record<SyncStatus, number>;
+  }
+
+  /** `{kind, id}` of every resource in a status. */
+  async inStatus(dir: string, status: SyncStatus): Promise<Array<{ kind: SyncKind; id: string }>> {
+    const members = await this.redis.smembers(this.statusKey(dir, status));
+    return members.map((m) => ({ kind: m.startsWith("u:") ? "user" : "group", id: m.slice(2) }));
+  }
+
+  /** Every resource the bridge has sync state for, of one kind (to find what the IdP no longer has). */
+  async known(dir: string, kind: SyncKind): Promise<string[]> {
+    const out: string[] = [];
+    for (const s of SYNC_STATUSES) {
+      for (const m of await this.redis.smembers(this.statusKey(dir, s))) if (m.startsWith(`${k(kind)}:`)) out.push(m.slice(2));
+    }
+    return out;
+  }
+
+  /** Members of an applied-members set. */
+  members(key: string): Promise<string[]> {
+    return this.redis.smembers(key);
+  }
+
+  /** Adds and removes ids of an applied-members set. */
+  async applyMembers(key: string, add: string[], remove: string[]): Promise<void> {
+    const multi = this.redis.multi();
+    for (let i = 0; i < add.length; i += 1000) multi.sadd(key, ...add.slice(i, i + 1000));
+    for (let i = 0; i < remove.length; i += 1000) multi.srem(key, ...remove.slice(i, i + 1000));
+    await multi.exec();
+  }
+
+  /** Remembers embed-tenant group names the bridge has applied (`P s:embed-groups`), for resync. */
+  async trackEmbedGroups(dir: string, names: string[]): Promise<void> {
+    if (names.length) await this.redis.sadd(`${this.keys(dir).prefix}s:embed-groups`, ...names);
+  }
+
+  async redisDel(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
+
+  async meta(dir: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.metaKey(dir));
+  }
+
+  async setMeta(dir: string, fields: Record<string, string | undefined>): Promise<void> {
+    const set = Object.entries(fields).filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, v as string]);
+    const del = Object.entries(fields).filter(([, v]) => v === undefined).map(([f]) => f);
+    const multi = this.redis.multi();
+    if (set.length) multi.hset(this.metaKey(dir), ...set);
+    if (del.length) multi.hdel(this.metaKey(dir), ...del);
+    await multi.exec();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What a reconcile needs: the directory, the desired state, the sync state, the platform client, and a
+ * way to ask for follow-up reconciles (e.g. a group whose member just got its platform id).
+ */
+import type { Logger } from "pino";
+import type { DirectoryConfig } from "../config/schema";
+import type { PlatformClient } from "../platform";
+import type { GroupStore, SyncStateStore, UserStore, SyncKind } from "../store";
+import type { ExternalUserUsage } from "./external-user-usage";
+
+/** What one reconcile did, for resync summaries and metrics. */
+export type Outcome = "created" | "updated" | "deactivated" | "deleted" | "unchanged";
+
+export interface ReconcileContext {
+  dir: DirectoryConfig;
+  users: UserStore;
+  groups: GroupStore;
+  state: SyncStateStore;
+  platform: PlatformClient;
+  usage: ExternalUserUsage;
+  logger: Logger;
+  /** Enqueues a reconcile of another resource of the same directory (deduplicated). */
+  enqueue(kind: SyncKind, id: string): Promise<void>;
+}
+
+/** A reconcile that must wait for other reconciles first (retried after a delay, no attempt spent). */
+export class WaitError extends Error {
+  constructor(message: string, readonly delayMs = 1000) {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A desired state the platform cannot take as it is (fails the item with this message, no retry). */
+export class MappingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
+/** True for a platform answer of 404 (the resource is gone there). */
+export function isNotFound(err: unknown): boolean {
+  return (err as { status?: number })?.status === 404;
+}
+
+/** True for a platform answer of 409 (uniqueness). */
+export function isConflict(err: unknown): boolean {
+  return (err as { status?: number })?.status === 409;
+}

@@ -1,0 +1,131 @@
+/**
+ * Outbox → queue. Reads every directory's outbox stream (`<P>outbox`, written by the store in the same
+ * atomic step as the change) through the consumer group `dispatch`, enqueues a reconcile of
+ * (directory, kind, id) and only then acks and deletes the entry. Several worker processes share the
+ * group, so each entry goes to one of them.
+ *
+ * The sweeper: an entry that a dispatcher read but never acked (it crashed between read and enqueue) stays
+ * pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
+ * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
+ * latest state).
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { DirectoryKeys, type SyncKind } from "../store";
+import type { SyncQueues } from "./queues";
+
+export const DISPATCH_GROUP = "dispatch";
+
+export interface DispatcherOptions {
+  keyPrefix: string;
+  directoryIds: string[];
+  consumer: string;
+  sweepIntervalMs: number;
+  /** Pending entries idle this long are taken over by the sweeper. */
+  claimIdleMs: number;
+  blockMs?: number;
+  batch?: number;
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+function fieldsOf(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) out[raw[i]] = raw[i + 1];
+  return out;
+}
+
+/** Moves outbox entries into the directories' reconcile queues. */
+export class OutboxDispatcher {
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly streams: Map<string, string>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly queues: SyncQueues,
+    private readonly options: DispatcherOptions,
+    private readonly logger: Logger,
+  ) {
+    this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
+  }
+
+  /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
+  async init(): Promise<void> {
+    for (const key of this.streams.keys()) {
+      try {
+        await this.redis.xgroup("CREATE", key, DISPATCH_GROUP, "0", "MKSTREAM");
+      } catch (err) {
+        if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+      }
+    }
+  }
+
+  start(): void {
+    if (this.running || this.streams.size === 0) return;
+    this.running = true;
+    this.loops = [this.readLoop(), this.sweepLoop()];
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.allSettled(this.loops);
+  }
+
+  /** Enqueues then acks a batch of entries of one stream. */
+  private async handle(stream: string, entries: StreamEntry[]): Promise<void> {
+    const dir = this.streams.get(stream)!;
+    const done: string[] = [];
+    for (const [id, raw] of entries) {
+      if (!raw) { done.push(id); continue; } // deleted meanwhile
+      const f = fieldsOf(raw);
+      if (f.k === "user" || f.k === "group") await this.queues.enqueue(dir, f.k as SyncKind, f.id);
+      done.push(id);
+    }
+    if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
+  }
+
+  private async readLoop(): Promise<void> {
+    const keys = [...this.streams.keys()];
+    while (this.running) {
+      try {
+        const res = (await this.redis.xreadgroup(
+          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
+          "STREAMS", ...keys, ...keys.map(() => ">"),
+        )) as Array<[string, StreamEntry[]]> | null;
+        for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+      } catch (err) {
+        if (!this.running) return;
+        if (/NOGROUP/.test((err as Error).message)) await this.init().catch(() => undefined);
+        this.logger.warn({ err: { message: (err as Error).message } }, "outbox read failed; retrying");
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** The sweeper: takes over entries another (crashed) consumer read and never acked. */
+  async sweep(): Promise<number> {
+    let moved = 0;
+    for (const key of this.streams.keys()) {
+      let cursor = "0-0";
+      do {
+        const res = (await this.redis.xautoclaim(key, DISPATCH_GROUP, this.options.consumer, this.options.claimIdleMs, cursor, "COUNT", 500)) as [string, StreamEntry[], ...unknown[]];
+        cursor = res[0];
+        if (res[1].length) {
+          await this.handle(key, res[1]);
+          moved += res[1].length;
+        }
+      } while (cursor !== "0-0" && this.running);
+    }
+    if (moved) this.logger.info({ moved }, "sweeper re-enqueued outbox entries left pending by another dispatcher");
+    return moved;
+  }
+
+  private async sweepLoop(): Promise<void> {
+    while (this.running) {
+      await new Promise((r) => setTimeout(r, this.options.sweepIntervalMs));
+      if (!this.running) return;
+      await this.sweep().catch((err: Error) => this.logger.warn({ err: { message: err.message } }, "sweep failed"));
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The account-wide limit of external users ("external users per account: 10,000 (raisable through
+ * support)"). External users are account-wide and the contract shows no way to delete one, so every
+ * externalId ever provisioned counts, whichever directory provisioned it. Directories that talk to the same
+ * platform account (same base URL) share one set: `<prefix>:acct:<sha1(baseUrl)>:external-users`.
+ */
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
+/** Raised when provisioning one more external user would pass the limit. */
+export class ExternalUserLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`external user limit reached: the account has ${limit} of ${limit} external users (raise it through platform support)`);
+    this.name = this.constructor.name;
+  }
+}
+
+const RESERVE = `
+local n = redis.call('SCARD', KEYS[1])
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return {1, n} end
+if n >= tonumber(ARGV[2]) then return {0, n} end
+redis.call('SADD', KEYS[1], ARGV[1])
+return {1, n + 1}`;
+
+/** Usage of the external-user limit, shared by the directories of one platform account. */
+export class ExternalUserUsage {
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+
+  key(baseUrl: string): string {
+    return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:external-users`;
+  }
+
+  /**
+   * Counts `externalId` against the limit (idempotent for one already counted); throws
+   * ExternalUserLimitError when it is new and the account is at the limit. Returns the usage after it.
+   */
+  async reserve(baseUrl: string, externalId: string, limit: number): Promise<number> {
+    const [ok, n] = (await this.redis.eval(RESERVE, 1, this.key(baseUrl), externalId, String(limit))) as [number, number];
+    if (!ok) throw new ExternalUserLimitError(limit);
+    return n;
+  }
+
+  /** Number of external users the account holds (as far as the bridge has provisioned them). */
+  count(baseUrl: string): Promise<number> {
+    return this.redis.scard(this.key(baseUrl));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What a failed reconcile means, decided in one place (STYLE.md: like BullMQ's finished-errors.ts):
+ * - transient (5xx, reset, timeout, Redis hiccup): rethrown, so BullMQ retries with exponential backoff and
+ *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`;
+ * - rate limited (429): the directory's queue waits `Retry-After` (`queue.rateLimit`) and the job goes back
+ *   to wait without spending an attempt; other directories' queues are untouched;
+ * - auth (401): the directory is paused with the reason recorded, until an operator resumes it; the job
+ *   goes back to wait;
+ * - scope (403), validation (4xx with the platform's message), mapping, external-user limit: the item is
+ *   `failed` with the message (dead letter), no retry; a later change of the desired state, a retry
+ *   request or a resync tries again;
+ * - wait (a group waiting for its members): re-run after a delay, no attempt spent.
+ */
+import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
+import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../platform";
+import type { SyncStateStore, SyncKind } from "../store";
+import { MappingError, WaitError } from "./context";
+import { ExternalUserLimitError } from "./external-user-usage";
+
+export type Verdict = "transient" | "rate-limited" | "auth" | "failed" | "wait";
+
+/** The verdict for an error. */
+export function classify(err: unknown): Verdict {
+  if (err instanceof WaitError) return "wait";
+  if (err instanceof RateLimitedError) return "rate-limited";
+  if (err instanceof AuthError) return "auth";
+  if (err instanceof ScopeError || err instanceof ValidationError || err instanceof MappingError
+    || err instanceof ExternalUserLimitError || err instanceof PlatformConfigError) return "failed";
+  return "transient";
+}
+
+export interface OutcomeDeps {
+  state: SyncStateStore;
+  queue: Queue;
+  directoryId: string;
+  /** Pauses the directory with a reason (401). */
+  pause(reason: string): Promise<void>;
+  /** Called when an item ends up failed (resync accounting). */
+  onFailed(kind: SyncKind, id: string): Promise<void>;
+}
+
+/** Records the failure and throws what makes BullMQ do the right thing. Never returns. */
+export async function handleFailure(err: unknown, job: Job, token: string | undefined, kind: SyncKind, id: string, d: OutcomeDeps): Promise<never> {
+  const message = err instanceof Error ? err.message : String(err);
+  switch (classify(err)) {
+    case "wait":
+      await job.moveToDelayed(Date.now() + (err as WaitError).delayMs, token);
+      throw new DelayedError(message);
+    case "rate-limited": {
+      const ms = Math.max(100, (err as RateLimitedError).retryAfterMs ?? 1000);
+      await d.state.update(d.directoryId, kind, id, { lastError: message });
+      await d.queue.rateLimit(ms);
+      throw Worker.RateLimitError();
+    }
+    case "auth":
+      await d.pause(`platform answered 401 (credential missing, malformed or expired): ${message}`);
+      await d.state.update(d.directoryId, kind, id, { lastError: message });
+      await d.queue.rateLimit(1000);
+      throw Worker.RateLimitError();
+    case "failed":
+      await d.state.update(d.directoryId, kind, id, { status: "failed", lastError: message, attempts: job.attemptsMade + 1 });
+      await d.onFailed(kind, id);
+      throw new UnrecoverableError(message);
+    case "transient": {
+      const attempts = job.attemptsMade + 1;
+      const last = attempts >= (job.opts.attempts ?? 1);
+      await d.state.update(d.directoryId, kind, id, { status: last ? "failed" : "pending", lastError: message, attempts });
+      if (last) await d.onFailed(kind, id);
+      throw err instanceof Error ? err : new Error(message);
+    }
+  }
+}
+
+/**
+ * Backoff of the "bridge" strategy: exponential from `baseMs`, capped at `maxMs`, with full jitter
+ * (a random delay between half and all of it, so retries of many items spread out).
+ */
+export function bridgeBackoff(attemptsMade: number, baseMs: number, maxMs = 300000): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}

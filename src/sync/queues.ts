@@ -1,0 +1,58 @@
+/**
+ * The producer side of the sync queues: one BullMQ Queue per directory. Used by the outbox dispatcher,
+ * the reconcilers (follow-ups), the admin API and the CLI.
+ */
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Config } from "../config/schema";
+import type { SyncKind } from "../store";
+import { RECONCILE, RESYNC, dedupId, queueName, queuePrefix, type ReconcileJobData, type ResyncJobData } from "./jobs";
+
+/** Queues of every configured directory. */
+export class SyncQueues {
+  private readonly queues = new Map<string, Queue>();
+
+  constructor(private readonly connection: Redis, private readonly config: Config) {}
+
+  /** The queue of a directory (created on first use). */
+  queue(directoryId: string): Queue {
+    let q = this.queues.get(directoryId);
+    if (!q) {
+      q = new Queue(queueName(directoryId), { connection: this.connection, prefix: queuePrefix(this.config.redis.keyPrefix) });
+      q.on("error", () => undefined); // connection errors are retried by ioredis; callers see command errors
+      this.queues.set(directoryId, q);
+    }
+    return q;
+  }
+
+  /**
+   * Asks for a reconcile of one resource. Deduplicated with `keepLastIfActive`: a change that lands while
+   * a reconcile of the same resource runs yields exactly one more, and two never run at once.
+   */
+  async enqueue(directoryId: string, kind: SyncKind, id: string): Promise<void> {
+    const s = this.config.sync;
+    await this.queue(directoryId).add(RECONCILE, { kind, id } satisfies ReconcileJobData, {
+      deduplication: { id: dedupId(kind, id), keepLastIfActive: true },
+      attempts: s.attempts,
+      backoff: { type: "bridge" },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 10000 },
+    });
+  }
+
+  /** Asks for a full resync of a directory (one at a time: deduplicated and locked). */
+  async enqueueResync(directoryId: string, requestedBy: string): Promise<void> {
+    await this.queue(directoryId).add(RESYNC, { requestedBy } satisfies ResyncJobData, {
+      deduplication: { id: "resync" },
+      attempts: 3,
+      backoff: { type: "bridge" },
+      removeOnComplete: { count: 100 },
+      removeOnFail: { count: 100 },
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * A rate limiter shared by every worker process of a directory, in Redis: a sliding-window log of at most
+ * `max` calls per `durationMs` (the directory's `rateLimit`). Like the client's local limiter, a call's
+ * entry is re-stamped with its completion time, so the platform never sees more than `max` requests in
+ * any window whatever the latency. Key: `<P>s:rate` (a ZSET of call tokens scored by time, ms).
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { CallLimiter } from "../platform";
+
+/*
+  KEYS[1] window zset; ARGV[1] now (ms); ARGV[2] durationMs; ARGV[3] max; ARGV[4] token
+  Output: 0 when the call may go now (token recorded), else ms to wait.
+*/
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2 + 60000)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The Redis-backed limiter of one directory. */
+export class SharedRateLimiter implements CallLimiter {
+  constructor(private readonly redis: Redis, private readonly key: string, private readonly max: number, private readonly durationMs: number) {}
+
+  async acquire(): Promise<() => void> {
+    const token = randomUUID();
+    for (;;) {
+      const wait = Number(await this.redis.eval(ACQUIRE, 1, this.key, String(Date.now()), String(this.durationMs), String(this.max), token));
+      if (wait === 0) break;
+      await sleep(Math.min(wait, this.durationMs));
+    }
+    return () => {
+      // the window of this call starts when it completed (XX: only if still there)
+      void this.redis.zadd(this.key, "XX", Date.now(), token).catch(() => undefined);
+    };
+  }
+}

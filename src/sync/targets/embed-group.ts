@@ -1,0 +1,60 @@
+/**
+ * Embed target, groups. An IdP group is an embed-tenant group, upserted by its members' sessions
+ * (`groupDefinitions`), so this reconcile makes no call while the group lives: it asks for a reconcile
+ * of every member that joined or left, or of every member when the group's name changed.
+ * "A group deleted in the IdP is removed from its members, then deleted": when a group is deleted (or
+ * renamed, for its old name), it waits until no member still carries the old name, then deletes that
+ * embed-tenant group with `DELETE /v1/embed-tenants/{name}/groups/{id}` (id found by the cursor list).
+ */
+import type { ReconcileContext, Outcome } from "../context";
+import { WaitError } from "../context";
+import { embedGroupName } from "../mapping/embed-user";
+
+/** Members (SCIM user ids) whose applied groups still contain `name`. */
+async function stillCarrying(c: ReconcileContext, userIds: string[], name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const uid of userIds) {
+    const st = await c.state.get(c.dir.id, "user", uid);
+    const applied = st.appliedGroups ? (JSON.parse(st.appliedGroups) as string[]) : [];
+    if (applied.includes(name)) out.push(uid);
+  }
+  return out;
+}
+
+/** Reconciles one group of an embed directory. */
+export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Promise<Outcome> {
+  const dirId = c.dir.id;
+  const tenant = c.dir.embed!.tenantName;
+  const desired = await c.groups.get(dirId, id, false);
+  const st = await c.state.get(dirId, "group", id);
+  const appliedKey = c.state.appliedMembersKey(dirId, id);
+  const applied = await c.state.members(appliedKey);
+  const name = desired ? embedGroupName(String(desired.body.displayName), c.dir.embed!) : undefined;
+  const members = desired ? await c.groups.memberValues(dirId, id) : [];
+
+  // ask the members whose groups change to reconcile
+  const memberSet = new Set(members);
+  const appliedSet = new Set(applied);
+  const renamed = st.appliedName !== undefined && st.appliedName !== name;
+  const affected = renamed ? [...new Set([...members, ...applied])] : [...members.filter((m) => !appliedSet.has(m)), ...applied.filter((m) => !memberSet.has(m))];
+  for (const uid of affected) await c.enqueue("user", uid);
+  await c.state.applyMembers(appliedKey, members.filter((m) => !appliedSet.has(m)), applied.filter((m) => !memberSet.has(m)));
+
+  let outcome: Outcome = affected.length ? "updated" : "unchanged";
+  const old = st.appliedName;
+  if (old && (!desired || renamed)) {
+    const waiting = await stillCarrying(c, [...new Set([...applied, ...members])], old);
+    if (waiting.length) throw new WaitError(`waiting for ${waiting.length} member(s) to leave embed group "${old}"`);
+    const group = await c.platform.embed.findGroupByName(tenant, old);
+    if (group) await c.platform.embed.deleteGroup(tenant, group.id);
+    outcome = desired ? "updated" : "deleted";
+  }
+  if (!desired) {
+    await c.state.remove(dirId, "group", id);
+    return outcome === "unchanged" ? "deleted" : outcome;
+  }
+  await c.state.update(dirId, "group", id, {
+    appliedName: name, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
+  });
+  return outcome;
+}

@@ -1,0 +1,62 @@
+/**
+ * Embed target, users: each SCIM user is an external user of the directory's embed tenant, provisioned
+ * and updated with `POST /v1/embed/generate-session` (creator mode, definitions included). Deprovisioning
+ * (IdP deactivation or DELETE) sends `groups: []` and nulls the mapped attributes, and marks the user
+ * deprovisioned: the contract shows no delete of an external user. The account-wide external-user limit
+ * is checked before a new external user is provisioned; existing ones keep syncing at the limit.
+ */
+import type { ReconcileContext, Outcome } from "../context";
+import { MappingError } from "../context";
+import { embedDeprovisionRequest, embedExternalId, embedGroupName, embedUserRequest } from "../mapping/embed-user";
+import { payloadHash } from "../mapping/payload-hash";
+
+async function deprovision(c: ReconcileContext, id: string, externalId: string | undefined): Promise<Outcome> {
+  const dirId = c.dir.id;
+  const st = await c.state.get(dirId, "user", id);
+  const ext = st.externalId ?? externalId;
+  if (!st.externalId) {
+    // never provisioned: there is no external user to clear, and a call would create one
+    await c.state.update(dirId, "user", id, { status: "deprovisioned", attempts: 0, lastError: undefined, drift: undefined });
+    return "unchanged";
+  }
+  const req = embedDeprovisionRequest(c.dir, ext!);
+  const hash = payloadHash(req);
+  if (st.status === "deprovisioned" && st.hash === hash && !st.drift) return "unchanged";
+  await c.platform.embed.generateSession(req);
+  await c.state.update(dirId, "user", id, {
+    hash, status: "deprovisioned", appliedGroups: "[]", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
+  });
+  return "deactivated";
+}
+
+/** Reconciles one user of an embed directory. */
+export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promise<Outcome> {
+  const dirId = c.dir.id;
+  const embed = c.dir.embed!;
+  const desired = await c.users.get(dirId, id);
+  if (!desired || desired.body.active === false) return deprovision(c, id, desired ? embedExternalId(desired, embed) : undefined);
+
+  const externalId = embedExternalId(desired, embed);
+  if (!externalId) throw new MappingError(`user has no value for ${embed.externalIdAttribute}, which the directory maps to the platform externalId`);
+  const st = await c.state.get(dirId, "user", id);
+  if (st.externalId && st.externalId !== externalId) {
+    // the user's externalId changed (e.g. a userName rename): clear the old external user first
+    await c.platform.embed.generateSession(embedDeprovisionRequest(c.dir, st.externalId));
+  }
+  const groupNames = desired.groups.map((g) => embedGroupName(g.display, embed)).filter((n): n is string => !!n);
+  const req = embedUserRequest(c.dir, desired, externalId, groupNames);
+  const hash = payloadHash(req);
+  if (st.externalId === externalId && st.hash === hash && st.status === "synced" && !st.drift) return "unchanged";
+
+  const usage = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
+  if (usage >= Math.ceil(embed.externalUserLimit * 0.9) && st.externalId !== externalId) {
+    c.logger.warn({ directory: dirId, usage, limit: embed.externalUserLimit }, "external users at 90% or more of the account limit");
+  }
+  await c.platform.embed.generateSession(req);
+  if (req.groups?.length) await c.state.trackEmbedGroups(dirId, req.groups);
+  await c.state.update(dirId, "user", id, {
+    externalId, hash, status: "synced", appliedGroups: JSON.stringify(req.groups), attempts: 0, lastError: undefined,
+    drift: undefined, syncedAt: new Date().toISOString(),
+  });
+  return st.externalId ? "updated" : "created";
+}

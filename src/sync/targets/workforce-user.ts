@@ -1,0 +1,84 @@
+/**
+ * Workforce target, users: the desired SCIM user becomes an internal platform user through the
+ * platform's SCIM API. Created, or adopted when a platform user with the same userName exists (never
+ * duplicated); replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
+ * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
+ * A reconcile whose payload equals the last one applied makes no call.
+ */
+import type { ReconcileContext, Outcome } from "../context";
+import { isConflict, isNotFound } from "../context";
+import { payloadHash } from "../mapping/payload-hash";
+import { workforceUserPayload } from "../mapping/workforce-user";
+
+const GONE = "deleted";
+
+async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outcome> {
+  const dirId = c.dir.id;
+  const st = await c.state.get(dirId, "user", id);
+  if (!st.platformId) {
+    await c.state.remove(dirId, "user", id);
+    return "unchanged";
+  }
+  if (st.status === "deprovisioned" && st.hash === GONE && !st.drift) return "unchanged";
+  if (c.dir.workforce.onUserDelete === "delete") {
+    await c.platform.scim.deleteUser(st.platformId);
+  } else {
+    try {
+      await c.platform.scim.deactivateUser(st.platformId);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  await c.state.update(dirId, "user", id, { status: "deprovisioned", hash: GONE, attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString() });
+  return c.dir.workforce.onUserDelete === "delete" ? "deleted" : "deactivated";
+}
+
+/** Reconciles one user of a workforce directory. */
+export async function reconcileWorkforceUser(c: ReconcileContext, id: string): Promise<Outcome> {
+  const dirId = c.dir.id;
+  const desired = await c.users.get(dirId, id);
+  if (!desired) return deprovisionDeleted(c, id);
+
+  const st = await c.state.get(dirId, "user", id);
+  const payload = workforceUserPayload(dirId, desired);
+  const hash = payloadHash(payload);
+  const settled = st.status === "synced" || st.status === "deprovisioned";
+  if (st.platformId && st.hash === hash && settled && !st.drift) return "unchanged";
+
+  let platformId = st.drift === "missing" ? undefined : st.platformId;
+  let outcome: Outcome = "updated";
+  if (platformId) {
+    try {
+      await c.platform.scim.replaceUser(platformId, payload);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      platformId = undefined; // deleted on the platform: create it again
+    }
+  }
+  if (!platformId) {
+    // adopt a platform user with the same userName rather than duplicate it
+    let existing = await c.platform.scim.findUserByUserName(String(payload.userName));
+    if (!existing) {
+      try {
+        platformId = (await c.platform.scim.createUser(payload)).id;
+        outcome = "created";
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        existing = await c.platform.scim.findUserByUserName(String(payload.userName));
+        if (!existing) throw err;
+      }
+    }
+    if (existing) {
+      await c.platform.scim.replaceUser(existing.id, payload);
+      platformId = existing.id;
+    }
+  }
+  await c.state.update(dirId, "user", id, {
+    platformId, hash, status: payload.active === false ? "deprovisioned" : "synced",
+    attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
+  });
+  // memberships that waited for this user's platform id can be applied now
+  if (platformId !== st.platformId) for (const g of desired.groups) await c.enqueue("group", g.value);
+  if (payload.active === false && outcome === "updated") return "deactivated";
+  return outcome;
+}
