@@ -10,7 +10,9 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "./config/schema";
 import { createScimApp } from "./scim/app";
-import { GroupStore, UserStore, createStoreConnection, waitReady } from "./store";
+import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "./store";
+import { adminRouter } from "./admin/app";
+import { SyncQueues } from "./sync/queues";
 
 export interface RunningServer {
   url: string;
@@ -38,6 +40,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
   }));
   app.get("/healthz", (_req, res) => { res.json({ status: "ok" }); });
+  // the admin API enqueues (resync), so it gets a queue connection that rides out Redis restarts
+  const queueRedis = createQueueConnection(config.redis.url);
+  queueRedis.on("error", () => undefined);
+  const queues = new SyncQueues(queueRedis, config);
+  app.use("/admin", adminRouter({ config, redis: queueRedis, queues }));
   app.use(createScimApp({ config, users, groups, logger }));
 
   const server = http.createServer({ keepAliveTimeout: 65000 }, app);
@@ -56,6 +63,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5000).unref();
       });
+      await queues.close();
+      await queueRedis.quit().catch(() => queueRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     },
   };
