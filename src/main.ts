@@ -1,11 +1,9 @@
 /**
- * Process entry point: `node dist/main.js [server|worker|all]` (default: all; or ROLE). Wires config,
- * logger and the chosen roles; nothing else lives here.
+ * Process entry point: `node dist/main.js [server|worker|all]` (default: all; or ROLE). The same roles are
+ * the CLI's `serve`, `worker` and `all` commands.
  */
 import { loadConfig, ConfigError } from "./config/load";
-import { createLogger } from "./observability/logger";
-import { startServer } from "./server";
-import { startSyncRuntime } from "./sync/runtime";
+import { runRoles, type Role } from "./cli/commands/run-roles";
 
 const ROLES = ["server", "worker", "all"];
 
@@ -22,21 +20,7 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) { console.error(err.message); process.exit(2); }
     throw err;
   }
-  const logger = createLogger(config.log.level);
-  const server = role !== "worker" ? await startServer(config, logger) : undefined;
-  const runtime = role !== "server" ? await startSyncRuntime(config, logger) : undefined;
-  logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: no new requests, finishing active jobs");
-    await server?.close();
-    await runtime?.close();
-    process.exit(0);
-  };
-  process.once("SIGINT", () => void stop("SIGINT"));
-  process.once("SIGTERM", () => void stop("SIGTERM"));
+  await runRoles(config, role as Role);
 }
 
 main().catch((err: Error) => {

@@ -1,18 +1,22 @@
 /**
- * Starts the SCIM server role: Redis store connection, the SCIM app, the HTTP listener, and a graceful
- * stop (stop accepting, finish in-flight requests, close Redis).
+ * The HTTP side of a process: the SCIM server (`server` role) with the admin API, status page, /healthz,
+ * /readyz and /metrics; or, for a `worker`-only process, just the health and metrics endpoints on
+ * `metrics.workerPort`. A graceful stop stops accepting, finishes in-flight requests, closes Redis.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import pinoHttp from "pino-http";
-import express from "express";
 import { randomUUID } from "node:crypto";
+import express, { type Express } from "express";
+import pinoHttp from "pino-http";
 import type { Logger } from "pino";
 import type { Config } from "./config/schema";
+import { adminRouter } from "./admin/app";
+import { createOpsContext, type OpsContext } from "./admin/ops-context";
+import { metricsHandler } from "./observability/collect";
+import { healthz, readyz } from "./observability/health";
+import type { Metrics } from "./observability/metrics";
 import { createScimApp } from "./scim/app";
 import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "./store";
-import { adminRouter } from "./admin/app";
-import { SyncQueues } from "./sync/queues";
 
 export interface RunningServer {
   url: string;
@@ -20,51 +24,107 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface ServerOptions {
+  metrics?: Metrics;
+}
+
+async function listen(app: Express, host: string, port: number): Promise<{ server: http.Server; url: string; port: number }> {
+  const server = http.createServer({ keepAliveTimeout: 65000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return { server, url: `http://${shown}:${actual}`, port: actual };
+}
+
+function closer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+  });
+}
+
+/** Counts SCIM requests by directory (configured ones only: unknown ids become "unknown"), method, status. */
+function scimMetrics(config: Config, m: Metrics): express.RequestHandler {
+  const known = new Set(config.directories.map((d) => d.id));
+  return (req, res, next) => {
+    const started = performance.now();
+    res.on("finish", () => {
+      const id = String(req.params.directoryId);
+      const directory = known.has(id) ? id : "unknown";
+      m.scimRequests.inc({ directory, method: req.method, status: String(res.statusCode) });
+      m.scimDuration.observe({ directory, method: req.method }, (performance.now() - started) / 1000);
+    });
+    next();
+  };
+}
+
+/** Health and metrics routes shared by both kinds of listener. */
+function opsRoutes(app: Express, ops: OpsContext, metrics?: Metrics): void {
+  app.get("/healthz", healthz);
+  app.get("/readyz", readyz(ops));
+  if (metrics) app.get("/metrics", metricsHandler(ops, metrics));
+}
+
 /** Starts the SCIM HTTP server; resolves once it listens. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, opts: ServerOptions = {}): Promise<RunningServer> {
   const redis = createStoreConnection(config.redis.url, config.redis.commandTimeoutMs);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000);
   const users = new UserStore(redis, config.redis.keyPrefix);
   const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers);
+  // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
+  const opsRedis = createQueueConnection(config.redis.url);
+  opsRedis.on("error", () => undefined);
+  const ops = createOpsContext(config, opsRedis);
 
   const app = express();
   app.disable("x-powered-by");
+  app.set("trust proxy", config.server.trustProxy);
   app.use(pinoHttp({
     logger,
     genReqId: (req, res) => {
-      const id = (req.headers["x-request-id"] as string | undefined)?.slice(0, 64) || randomUUID();
+      const id = (req.headers["x-request-id"] as string | undefined)?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
       res.setHeader("X-Request-Id", id);
       return id;
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
   }));
-  app.get("/healthz", (_req, res) => { res.json({ status: "ok" }); });
-  // the admin API enqueues (resync), so it gets a queue connection that rides out Redis restarts
-  const queueRedis = createQueueConnection(config.redis.url);
-  queueRedis.on("error", () => undefined);
-  const queues = new SyncQueues(queueRedis, config);
-  app.use("/admin", adminRouter({ config, redis: queueRedis, queues }));
+  opsRoutes(app, ops, opts.metrics);
+  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues }));
+  if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(config, opts.metrics));
   app.use(createScimApp({ config, users, groups, logger }));
 
-  const server = http.createServer({ keepAliveTimeout: 65000 }, app);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.server.port, config.server.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.server.host === "0.0.0.0" || config.server.host === "::" ? "127.0.0.1" : config.server.host;
+  const { server, url, port } = await listen(app, config.server.host, config.server.port);
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url, port,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
-      });
-      await queues.close();
-      await queueRedis.quit().catch(() => queueRedis.disconnect());
+      await closer(server);
+      await ops.queues.close();
+      await opsRedis.quit().catch(() => opsRedis.disconnect());
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** For a worker-only process: /healthz, /readyz and /metrics on `metrics.workerPort` (0 = off). */
+export async function startWorkerEndpoints(config: Config, metrics: Metrics): Promise<RunningServer | undefined> {
+  if (!config.metrics.workerPort) return undefined;
+  const redis = createQueueConnection(config.redis.url);
+  redis.on("error", () => undefined);
+  const ops = createOpsContext(config, redis);
+  const app = express();
+  app.disable("x-powered-by");
+  opsRoutes(app, ops, metrics);
+  const { server, url, port } = await listen(app, config.server.host, config.metrics.workerPort);
+  return {
+    url, port,
+    close: async () => {
+      await closer(server);
+      await ops.queues.close();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

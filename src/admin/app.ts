@@ -1,14 +1,31 @@
 /**
- * The admin API, on its own prefix (`/admin`) with its own token. JSON.
- *   POST /admin/directories/:id/resync   start a full resync (202; 409 while one runs)
- *   GET  /admin/directories/:id/resync   progress and final summary of the latest resync
+ * The admin surface, on its own prefix (`/admin`) and its own token (never a SCIM token). JSON API:
+ *   GET  /admin/directories                              every directory: counts by sync status, queue depth,
+ *                                                        last successful sync, paused reason, external-user usage, resync
+ *   GET  /admin/directories/:id                          one directory
+ *   GET  /admin/directories/:id/failed                   failed items with the platform's message (dead letter)
+ *   POST /admin/directories/:id/retry                    retry every failed item
+ *   POST /admin/directories/:id/items/:kind/:itemId/retry  retry one item (kind: user | group)
+ *   POST /admin/directories/:id/resume                   resume a paused directory
+ *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs)
+ *   GET  /admin/directories/:id/resync                   its progress and final summary
+ * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
+ * A form POST from the status page is answered with a redirect back to it.
  */
-import express, { type Router } from "express";
+import express, { type Request, type Response, type Router } from "express";
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { ExpressAdapter } from "@bull-board/express";
 import type { Redis } from "ioredis";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
+import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { readResync } from "../sync/resync";
-import { adminAuth } from "./auth";
+import { directoryStatus, failedItems } from "./directory-status";
+import { createOpsContext, type OpsContext } from "./ops-context";
+import { securityHeaders } from "./security-headers";
+import { AdminSessions } from "./session";
+import { loginPage, statusPage } from "./status-page";
 
 export interface AdminDeps {
   config: Config;
@@ -16,26 +33,79 @@ export interface AdminDeps {
   queues: SyncQueues;
 }
 
-/** The admin router (mount at /admin). */
-export function adminRouter({ config, redis, queues }: AdminDeps): Router {
+function done(req: Request, res: Response, status: number, body: unknown): void {
+  if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }
+  res.status(status).json(body);
+}
+
+/** JSON endpoints under /admin/directories. */
+function directoriesApi(c: OpsContext): Router {
   const r = express.Router();
-  const known = new Set(config.directories.map((d) => d.id));
-  r.use(adminAuth(config.admin.tokenHashes));
-  r.use(express.json({ limit: "64kb" }));
-  r.param("id", (req, res, next, id: string) => {
+  const known = new Set(c.config.directories.map((d) => d.id));
+  r.param("id", (_req, res, next, id: string) => {
     if (!known.has(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
     next();
   });
-
-  r.post("/directories/:id/resync", async (req, res) => {
-    const progress = await readResync(redis, config.redis.keyPrefix, req.params.id);
-    if (progress.status === "running") { res.status(409).json({ error: "a resync of this directory is running", progress }); return; }
-    await queues.enqueueResync(req.params.id, "admin-api");
-    res.status(202).json({ status: "queued", progress: `/admin/directories/${req.params.id}/resync` });
+  r.get("/", async (_req, res) => {
+    res.json(await Promise.all(c.config.directories.map((d) => directoryStatus(c, d.id))));
   });
-
-  r.get("/directories/:id/resync", async (req, res) => {
-    res.json(await readResync(redis, config.redis.keyPrefix, req.params.id));
+  r.get("/:id", async (req, res) => { res.json(await directoryStatus(c, req.params.id)); });
+  r.get("/:id/failed", async (req, res) => { res.json(await failedItems(c, req.params.id)); });
+  r.post("/:id/retry", async (req, res) => {
+    const n = await retryFailed(c.state, req.params.id, (kind, id) => c.queues.enqueue(req.params.id, kind, id));
+    done(req, res, 200, { retried: n });
   });
+  r.post("/:id/items/:kind/:itemId/retry", async (req, res) => {
+    const kind = req.params.kind;
+    if (kind !== "user" && kind !== "group") { res.status(400).json({ error: "kind must be user or group" }); return; }
+    await retryFailed(c.state, req.params.id, (k, id) => c.queues.enqueue(req.params.id, k, id), [{ kind, id: req.params.itemId }]);
+    done(req, res, 200, { retried: 1 });
+  });
+  r.post("/:id/resume", async (req, res) => {
+    await resumeDirectory(c.queues.queue(req.params.id), c.state, req.params.id);
+    done(req, res, 200, { resumed: req.params.id });
+  });
+  r.post("/:id/resync", async (req, res) => {
+    const progress = await readResync(c.redis, c.config.redis.keyPrefix, req.params.id);
+    if (progress.status === "running") { done(req, res, 409, { error: "a resync of this directory is running", progress }); return; }
+    await c.queues.enqueueResync(req.params.id, "admin-api");
+    done(req, res, 202, { status: "queued", progress: `/admin/directories/${req.params.id}/resync` });
+  });
+  r.get("/:id/resync", async (req, res) => { res.json(await readResync(c.redis, c.config.redis.keyPrefix, req.params.id)); });
+  return r;
+}
+
+/** The admin router (mount at /admin). */
+export function adminRouter({ config, redis, queues }: AdminDeps): Router {
+  const c: OpsContext = { ...createOpsContext(config, redis), queues };
+  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes);
+  const r = express.Router();
+  r.use(express.urlencoded({ extended: false, limit: "8kb" }));
+  r.use(express.json({ limit: "64kb" }));
+
+  const board = new ExpressAdapter();
+  board.setBasePath("/admin/queues");
+  createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
+  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), board.getRouter());
+
+  r.use(securityHeaders());
+  r.post("/login", async (req, res) => {
+    const token = typeof req.body?.token === "string" ? req.body.token : undefined;
+    if (!sessions.tokenValid(token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
+    await sessions.start(req, res);
+    res.redirect(303, "/admin/status");
+  });
+  r.post("/logout", async (req, res) => {
+    await sessions.end(req, res);
+    res.redirect(303, "/admin/status");
+  });
+  r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }));
+  r.get("/status", async (_req, res) => {
+    const dirs = await Promise.all(config.directories.map((d) => directoryStatus(c, d.id)));
+    const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
+    res.type("html").send(statusPage(dirs, failures));
+  });
+  r.use("/directories", directoriesApi(c));
+  r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
   return r;
 }

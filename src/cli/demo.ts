@@ -11,6 +11,7 @@ import path from "node:path";
 import { loadConfig, ConfigError } from "../config/load";
 import { createLogger } from "../observability/logger";
 import { hashToken } from "../scim/auth";
+import { createMetrics } from "../observability/metrics";
 import { startServer } from "../server";
 import { startSimulator } from "../simulator/start-simulator";
 import { startSyncRuntime } from "../sync/runtime";
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const embedToken = `${token}-embed`;
   const platformKey = process.env.DEMO_PLATFORM_API_KEY || randomBytes(24).toString("base64url");
   const simToken = process.env.DEMO_SIM_TOKEN || "demo-sim-token";
+  const adminToken = process.env.DEMO_ADMIN_TOKEN || randomBytes(24).toString("base64url");
   const redisChild = await ensureRedis(redisUrl, path.resolve(process.cwd(), ".data/redis"), (m) => console.log(m));
 
   const sim = await startSimulator({
@@ -41,6 +43,8 @@ async function main(): Promise<void> {
     overrides: {
       server: { host: "127.0.0.1", publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}` },
       sync: { sweepIntervalMs: 2000 },
+      admin: { tokenHashes: [hashToken(adminToken)] },
+      metrics: { workerPort: 0 },
       directories: [
         { id: "demo", displayName: "Demo directory (workforce)", tokenHashes: [hashToken(token)], target: "workforce", platform },
         {
@@ -52,8 +56,9 @@ async function main(): Promise<void> {
   });
   const logger = createLogger(process.env.LOG_LEVEL ?? "warn");
   const env = { ...process.env, DEMO_PLATFORM_API_KEY: platformKey };
-  const server = await startServer(config, logger);
-  const runtime = await startSyncRuntime(config, logger, { env });
+  const metrics = createMetrics();
+  const server = await startServer(config, logger, { metrics });
+  const runtime = await startSyncRuntime(config, logger, { env, metrics });
   console.log(`scim-bridge demo (SCIM server + sync workers + platform simulator)
   SCIM base URL: ${server.url}/scim/v2/demo          (workforce target)
   Bearer token:  ${token}
@@ -61,6 +66,8 @@ async function main(): Promise<void> {
   Bearer token:  ${embedToken}
   Redis:         ${redisUrl}${redisChild ? " (private redis-server started by the demo)" : ""}
   Simulator:     ${sim.baseUrl}   state: curl -H "x-sim-token: ${simToken}" ${sim.url}/_sim/state
+  Status page:   ${server.url}/admin/status   admin token: ${adminToken}
+  Metrics:       ${server.url}/metrics   health: ${server.url}/readyz
 Try: curl -H "Authorization: Bearer ${token}" ${server.url}/scim/v2/demo/Users
 Stop with Ctrl-C.`);
 

@@ -159,6 +159,12 @@ export const configSchema = z
         workerConcurrency: z.number().int().positive().default(16),
       })
       .prefault({}),
+    metrics: z
+      .object({
+        /** Port of /metrics, /healthz and /readyz in a worker-only process (0: none). A server serves them on its own port. */
+        workerPort: z.number().int().min(0).max(65535).default(9464),
+      })
+      .prefault({}),
     log: z
       .object({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

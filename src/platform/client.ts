@@ -29,6 +29,8 @@ export interface TransportOptions {
   rateLimit?: RateLimitOptions;
   /** A limiter to use instead of a local one built from `rateLimit` (e.g. one shared by several processes). */
   limiter?: CallLimiter;
+  /** Called after every call (metrics); never given secrets. */
+  onCall?: (call: PlatformCallInfo) => void;
   /** Retries of TransientError. Default `{ attempts: 3, baseDelayMs: 200, maxDelayMs: 5000 }`. */
   retry?: Partial<RetryOptions>;
   /** Also retry RateLimitedError after its Retry-After (within `retry.attempts`). Default false. */
@@ -60,6 +62,16 @@ export interface PlatformResponse<T> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What `onCall` learns of one call. */
+export interface PlatformCallInfo {
+  method: string;
+  /** Path below the base URL, without the query string. */
+  path: string;
+  /** HTTP status, or 0 when no answer came (timeout, reset). */
+  status: number;
+  durationMs: number;
+}
 
 /** The transport every API module uses. */
 export class PlatformTransport {
@@ -148,6 +160,7 @@ export class PlatformTransport {
 
   private logCall(spec: RequestSpec, status: number, started: number, requestId: string, attempt: number, err?: Error): void {
     const line = { method: spec.method, path: spec.path, status, durationMs: Math.round(performance.now() - started), requestId, attempt };
+    this.options.onCall?.({ method: spec.method, path: spec.path, status, durationMs: line.durationMs });
     if (err) this.log.warn({ ...line, error: err.name, message: err.message }, "platform call failed");
     else this.log[this.options.callLogLevel ?? "debug"](line, "platform call");
   }

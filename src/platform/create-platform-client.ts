@@ -4,7 +4,7 @@
  */
 import type { Logger } from "../observability/logger";
 import type { RetryOptions } from "./backoff";
-import { PlatformTransport } from "./client";
+import { PlatformTransport, type PlatformCallInfo } from "./client";
 import { DeploymentsApi } from "./deployments";
 import { EmbedApi } from "./embed-api";
 import { PlatformConfigError } from "./errors/platform-config-error";
@@ -28,6 +28,8 @@ export interface PlatformClientOptions {
   rateLimit?: RateLimitOptions;
   /** Overrides `rateLimit` with a limiter shared across processes (the sync engine's Redis limiter). */
   limiter?: CallLimiter;
+  /** Called after every call with method, path, status and duration (metrics). */
+  onCall?: (call: PlatformCallInfo) => void;
   retry?: Partial<RetryOptions>;
   /** Retry 429s inside the client after Retry-After. Default false: the sync engine pauses the directory. */
   retryRateLimited?: boolean;

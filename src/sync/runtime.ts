@@ -20,6 +20,7 @@ import { SyncQueues } from "./queues";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
 import { SharedRateLimiter } from "./shared-rate-limiter";
+import { endpointLabel, type Metrics } from "../observability/metrics";
 
 export interface SyncRuntime {
   queues: SyncQueues;
@@ -31,9 +32,10 @@ export interface SyncRuntime {
 export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   consumer?: string;
+  metrics?: Metrics;
 }
 
-function platformFor(dir: DirectoryConfig, config: Config, redis: Redis, env: NodeJS.ProcessEnv, logger: Logger): PlatformClient | string {
+function platformFor(dir: DirectoryConfig, config: Config, redis: Redis, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
   try {
@@ -42,6 +44,11 @@ function platformFor(dir: DirectoryConfig, config: Config, redis: Redis, env: No
       maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
       limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
       retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
+      onCall: metrics ? ({ method, path, status, durationMs }) => {
+        const endpoint = endpointLabel(method, path);
+        metrics.platformCalls.inc({ directory: dir.id, endpoint, status: String(status) });
+        metrics.platformDuration.observe({ directory: dir.id, endpoint }, durationMs / 1000);
+      } : undefined,
     });
   } catch (err) {
     return (err as Error).message;
@@ -73,8 +80,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       log.error({ reason }, "directory paused");
       return pauseDirectory(queue, state, dir.id, reason);
     };
-    const platform = platformFor(dir, config, redis, env, logger);
+    const platform = platformFor(dir, config, redis, env, logger, opts.metrics);
     if (typeof platform === "string") {
+      await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
       continue;
     }
@@ -89,12 +97,17 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
         return started ? "started" : "already running";
       }
       const { kind, id } = job.data as ReconcileJobData;
+      const endTimer = opts.metrics?.syncJobDuration.startTimer({ directory: dir.id, kind });
       try {
         const outcome = await reconcile(ctx, kind, id);
         await settleResync(redis, prefix, dir.id, kind, id, outcome);
         if (outcome !== "unchanged") await state.setMeta(dir.id, { lastSyncAt: new Date().toISOString() });
+        opts.metrics?.syncJobs.inc({ directory: dir.id, kind, outcome });
+        endTimer?.();
         return outcome;
       } catch (err) {
+        opts.metrics?.syncJobs.inc({ directory: dir.id, kind, outcome: "error" });
+        endTimer?.();
         return handleFailure(err, job, token, kind as SyncKind, id, {
           state, queue, directoryId: dir.id, pause,
           onFailed: (k, i) => settleResync(redis, prefix, dir.id, k, i, "failed"),
@@ -113,12 +126,20 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     if (dir.resyncSchedule) {
       await queue.upsertJobScheduler("scheduled-resync", { pattern: dir.resyncSchedule }, { name: RESYNC, data: { requestedBy: "schedule" } });
     }
-    // a key that does not work stops the directory now rather than item by item
-    platform.verifyKey().catch((err: Error) => {
-      if (err instanceof AuthError) void pause(`platform answered 401 (credential missing, malformed or expired): ${err.message}`);
-      else if (err instanceof ScopeError) void pause(`key not scoped to deployment ${dir.platform.deploymentId}: ${err.message}`);
-      else log.warn({ err: { message: err.message } }, "could not verify the platform key at start");
-    });
+    // a key that does not work stops the directory now rather than item by item (and /readyz says so)
+    const checked = (keyStatus: string) => state.setMeta(dir.id, { keyStatus, keyCheckedAt: new Date().toISOString() });
+    platform.verifyKey().then(() => checked("ok"), async (err: Error) => {
+      if (err instanceof AuthError) {
+        await checked(`401: ${err.message}`);
+        await pause(`platform answered 401 (credential missing, malformed or expired): ${err.message}`);
+      } else if (err instanceof ScopeError) {
+        await checked(`403: ${err.message}`);
+        await pause(`key not scoped to deployment ${dir.platform.deploymentId}: ${err.message}`);
+      } else {
+        await checked(`unverified: ${err.message}`);
+        log.warn({ err: { message: err.message } }, "could not verify the platform key at start");
+      }
+    }).catch(() => undefined);
   }
 
   const dispatcher = new OutboxDispatcher(blocking, queues, {

@@ -1,0 +1,77 @@
+/**
+ * The state of a directory's sync as an operator wants it in seconds: counts by sync status, queue depth,
+ * last successful sync, why it is paused, external-user usage against the account limit, the latest
+ * resync, and one word for the whole (in sync / syncing / failing / paused).
+ */
+import type { SyncKind, SyncStatus } from "../store";
+import { readResync, type ResyncProgress } from "../sync/resync";
+import type { OpsContext } from "./ops-context";
+
+export type Health = "in sync" | "syncing" | "failing" | "paused";
+
+export interface DirectoryStatus {
+  id: string;
+  displayName?: string;
+  target: "workforce" | "embed";
+  health: Health;
+  users: number;
+  groups: number;
+  items: Record<SyncStatus, number>;
+  queue: { waiting: number; active: number; delayed: number; failed: number; paused: boolean };
+  lastSyncAt: string | null;
+  paused: { reason: string; at: string | null } | null;
+  platformKey: { status: string; checkedAt: string | null };
+  externalUsers?: { used: number; limit: number; percent: number; warning: boolean };
+  resync: ResyncProgress;
+}
+
+export interface FailedItem {
+  kind: SyncKind;
+  id: string;
+  name: string | null;
+  lastError: string | null;
+  attempts: number;
+  since: string | null;
+}
+
+/** Status of one configured directory. */
+export async function directoryStatus(c: OpsContext, id: string): Promise<DirectoryStatus> {
+  const dir = c.config.directories.find((d) => d.id === id);
+  if (!dir) throw new Error(`unknown directory "${id}"`);
+  const queue = c.queues.queue(id);
+  const [items, users, groups, counts, isPaused, meta, resync] = await Promise.all([
+    c.state.counts(id), c.users.count(id), c.groups.count(id),
+    queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "waiting-children"),
+    queue.isPaused(), c.state.meta(id), readResync(c.redis, c.config.redis.keyPrefix, id),
+  ]);
+  const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+  const queueView = { waiting, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0, paused: isPaused };
+  let externalUsers: DirectoryStatus["externalUsers"];
+  if (dir.target === "embed" && dir.embed) {
+    const used = await c.usage.count(dir.platform.baseUrl);
+    const limit = dir.embed.externalUserLimit;
+    externalUsers = { used, limit, percent: Math.round((used / limit) * 1000) / 10, warning: used >= limit * 0.9 };
+  }
+  const paused = meta.paused ? { reason: meta.paused, at: meta.pausedAt ?? null } : null;
+  const busy = items.pending > 0 || waiting + queueView.active + queueView.delayed > 0 || resync.status === "running";
+  const health: Health = paused || isPaused ? "paused" : items.failed > 0 ? "failing" : busy ? "syncing" : "in sync";
+  return {
+    id, displayName: dir.displayName, target: dir.target, health, users, groups, items, queue: queueView,
+    lastSyncAt: meta.lastSyncAt ?? null, paused: paused ?? (isPaused ? { reason: "paused by an operator", at: null } : null),
+    platformKey: { status: meta.keyStatus ?? "unchecked", checkedAt: meta.keyCheckedAt ?? null },
+    ...(externalUsers ? { externalUsers } : {}), resync,
+  };
+}
+
+/** Failed items of a directory with the platform's message (the dead letter), newest first. */
+export async function failedItems(c: OpsContext, id: string, limit = 500): Promise<FailedItem[]> {
+  const out: FailedItem[] = [];
+  for (const { kind, id: itemId } of (await c.state.inStatus(id, "failed")).slice(0, limit)) {
+    const st = await c.state.get(id, kind, itemId);
+    let name: string | null = null;
+    if (kind === "user") name = (await c.users.get(id, itemId))?.body.userName as string ?? null;
+    else name = (await c.groups.get(id, itemId, false))?.body.displayName as string ?? null;
+    out.push({ kind, id: itemId, name, lastError: st.lastError ?? null, attempts: st.attempts, since: st.changedAt ?? null });
+  }
+  return out.sort((a, b) => String(b.since).localeCompare(String(a.since)));
+}

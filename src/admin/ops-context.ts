@@ -1,0 +1,26 @@
+/** What the operator surface (admin API, status page, CLI, metrics) reads: config, Redis, queues, stores. */
+import type { Redis } from "ioredis";
+import type { Config } from "../config/schema";
+import { GroupStore, SyncStateStore, UserStore } from "../store";
+import { ExternalUserUsage } from "../sync/external-user-usage";
+import { SyncQueues } from "../sync/queues";
+
+export interface OpsContext {
+  config: Config;
+  redis: Redis;
+  queues: SyncQueues;
+  users: UserStore;
+  groups: GroupStore;
+  state: SyncStateStore;
+  usage: ExternalUserUsage;
+}
+
+/** Builds the context on a queue-style connection (one that waits through Redis restarts). */
+export function createOpsContext(config: Config, redis: Redis): OpsContext {
+  const p = config.redis.keyPrefix;
+  return {
+    config, redis, queues: new SyncQueues(redis, config),
+    users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
+    state: new SyncStateStore(redis, p), usage: new ExternalUserUsage(redis, p),
+  };
+}

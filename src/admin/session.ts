@@ -1,0 +1,72 @@
+/**
+ * Admin authentication for people and programs. Programs send `Authorization: Bearer <admin token>`.
+ * People sign in once on the status page with the same token; the bridge then keeps a random session id
+ * in Redis (`<prefix>:admin:session:<id>`, 8 h) and in an HttpOnly, SameSite=Strict cookie: the token
+ * itself is never stored in the browser. Admin tokens and SCIM tokens are different hash lists.
+ */
+import { randomBytes } from "node:crypto";
+import type { Request, RequestHandler, Response } from "express";
+import type { Redis } from "ioredis";
+import { presentedToken, tokenMatches } from "../scim/auth";
+
+export const SESSION_COOKIE = "sb_admin";
+const SESSION_TTL_S = 8 * 3600;
+
+function cookie(req: Request, name: string): string | undefined {
+  for (const part of (req.header("cookie") ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return undefined;
+}
+
+/** Admin sessions on Redis. */
+export class AdminSessions {
+  private readonly hashes: Buffer[];
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[]) {
+    this.hashes = tokenHashes.map((h) => Buffer.from(h, "hex"));
+  }
+
+  private key(id: string): string {
+    return `${this.keyPrefix}:admin:session:${id}`;
+  }
+
+  /** True for a valid admin token. */
+  tokenValid(token: string | undefined): boolean {
+    return tokenMatches(token, this.hashes);
+  }
+
+  /** Is this request authenticated (Bearer admin token or a live session cookie)? */
+  async authenticated(req: Request): Promise<boolean> {
+    const header = req.header("authorization");
+    if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header));
+    const sid = cookie(req, SESSION_COOKIE);
+    if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return false;
+    return (await this.redis.exists(this.key(sid))) === 1;
+  }
+
+  /** Starts a session and sets its cookie. */
+  async start(req: Request, res: Response): Promise<void> {
+    const sid = randomBytes(24).toString("base64url");
+    await this.redis.set(this.key(sid), "1", "EX", SESSION_TTL_S);
+    const secure = req.secure ? "; Secure" : "";
+    res.setHeader("Set-Cookie", `${SESSION_COOKIE}=${sid}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${SESSION_TTL_S}${secure}`);
+  }
+
+  /** Ends the session of this request. */
+  async end(req: Request, res: Response): Promise<void> {
+    const sid = cookie(req, SESSION_COOKIE);
+    if (sid) await this.redis.del(this.key(sid));
+    res.setHeader("Set-Cookie", `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=0`);
+  }
+
+  /** Middleware: JSON 401 (or the login page for HTML requests, via `onHtml`) unless authenticated. */
+  require(onHtml?: (req: Request, res: Response) => void): RequestHandler {
+    return async (req, res, next) => {
+      if (await this.authenticated(req)) return next();
+      if (onHtml && req.method === "GET" && req.accepts(["json", "html"]) === "html") return onHtml(req, res);
+      res.setHeader("WWW-Authenticate", "Bearer realm=\"scim-bridge-admin\"");
+      res.status(401).json({ error: "admin token missing or invalid" });
+    };
+  }
+}

@@ -1,0 +1,27 @@
+/** Runs the server and/or worker roles until SIGINT/SIGTERM (the `serve`, `worker`, `all` commands and main.ts). */
+import type { Config } from "../../config/schema";
+import { createLogger } from "../../observability/logger";
+import { createMetrics } from "../../observability/metrics";
+import { startServer, startWorkerEndpoints } from "../../server";
+import { startSyncRuntime } from "../../sync/runtime";
+
+export type Role = "server" | "worker" | "all";
+
+export async function runRoles(config: Config, role: Role): Promise<void> {
+  const logger = createLogger(config.log.level);
+  const metrics = createMetrics();
+  const server = role !== "worker" ? await startServer(config, logger, { metrics }) : await startWorkerEndpoints(config, metrics);
+  const runtime = role !== "server" ? await startSyncRuntime(config, logger, { metrics }) : undefined;
+  logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: no new requests, finishing active jobs");
+    await server?.close();
+    await runtime?.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}

@@ -1,0 +1,99 @@
+/**
+ * The status page as a person sees it, in headless Chromium (Debian's `chromium`, driven by playwright-core).
+ * Skipped only when no Chromium is installed (CI installs it: .ci/run).
+ */
+import fs from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { startSyncEnv, waitFor, PLATFORM_KEY, type SyncEnv } from "../helpers/sync-env";
+import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
+import { userBody } from "../helpers/expect-scim";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const maybe = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+maybe("status page in a browser", () => {
+  let e: SyncEnv;
+  let s: BridgeServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    e = await startSyncEnv();
+    s = await startBridgeServer(e);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM, headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    // one synced workforce user, a finished resync, and one failed embed user with a platform message
+    const ok = await e.scim("wf").post("/Users", userBody("fine@example.com"));
+    await waitFor(async () => (await e.state.get("wf", "user", ok.body.id)).status === "synced");
+    await fetch(`${e.sim.baseUrl}/v1/embed/generate-session`, {
+      method: "POST", headers: { Authorization: `Api-Key ${PLATFORM_KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ deploymentId: 1, externalId: "x@example.com", embedTenantName: "em-tenant", creatorMode: true, userAttributeDefinitions: [{ name: "employeeNumber", type: "string" }] }),
+    });
+    const bad = await e.scim("em").post("/Users", userBody("broken@example.com", { [ENT]: { employeeNumber: "9" } }));
+    await waitFor(async () => (await e.state.get("em", "user", bad.body.id)).status === "failed");
+    await s.admin("/directories/wf/resync", { method: "POST" });
+    await waitFor(async () => ((await (await s.admin("/directories/wf/resync")).json()) as { status?: string }).status === "done");
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+    await e?.close();
+  });
+
+  it("should ask for the admin token, then show each directory's state, the resync progress and the failures", async () => {
+    const page = await browser.newPage();
+    const first = await page.goto(`${s.url}/admin/status`);
+    expect(first?.status()).toBe(401);
+    expect(await page.getByRole("heading", { name: "scim-bridge status" }).isVisible()).toBe(true);
+    await page.getByLabel("Admin token").fill("not-the-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("not an admin token");
+
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    const wf = page.locator("tr[data-directory=wf]");
+    const em = page.locator("tr[data-directory=em]");
+    expect(await wf.locator(".state").textContent()).toBe("in sync");
+    expect(await em.locator(".state").textContent()).toBe("failing");
+    expect(await wf.textContent()).toContain("1 synced");
+    expect(await wf.locator("progress").getAttribute("value")).toBe("100");
+    expect(await wf.locator(".resync-pct").textContent()).toBe("100%");
+    expect(await em.getByRole("button", { name: "Retry failed" }).isVisible()).toBe(true);
+    const failures = page.locator("h2:has-text('Latest failures') ~ table");
+    expect(await failures.textContent()).toContain("broken@example.com");
+    expect(await failures.textContent()).toContain("cannot change type");
+
+    const headers = (await page.goto(`${s.url}/admin/status`))!.headers();
+    expect(headers["x-frame-options"]).toBe("DENY");
+    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(headers["cache-control"]).toBe("no-store");
+    await page.close();
+  }, 30000);
+
+  it("should let a signed-in operator retry the failed item from the page", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${s.url}/admin/status`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await fetch(`${e.sim.url}/_sim/reset`, { method: "POST", headers: { "x-sim-token": "test-sim-token" } });
+    await page.locator("tr[data-directory=em]").getByRole("button", { name: "Retry failed" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    await waitFor(async () => (await e.state.counts("em")).failed === 0, 10000, "retried item synced");
+    await page.reload();
+    expect(await page.locator("tr[data-directory=em] .state").textContent()).not.toBe("failing");
+    expect(await page.getByText("No failed items.").isVisible()).toBe(true);
+    await page.close();
+  }, 30000);
+
+  it("should keep bull-board behind the same sign-in", async () => {
+    expect((await fetch(`${s.url}/admin/queues`, { redirect: "manual", headers: { Accept: "text/html" } })).status).toBe(303);
+    expect((await fetch(`${s.url}/admin/queues`)).status).toBe(401);
+    const res = await fetch(`${s.url}/admin/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/bull/i);
+  });
+});

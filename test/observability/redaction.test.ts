@@ -1,0 +1,45 @@
+/**
+ * Secrets never reach the logs: the SCIM bearer token, the admin token, the platform API key and embed
+ * session ids are absent from everything the bridge logged while serving and syncing (debug level).
+ */
+import { Writable } from "node:stream";
+import { startSyncEnv, waitFor, PLATFORM_KEY, TOKENS, type SyncEnv } from "../helpers/sync-env";
+import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
+import { userBody } from "../helpers/expect-scim";
+import { createLogger } from "../../src/observability/logger";
+import { startSyncRuntime } from "../../src/sync/runtime";
+
+let e: SyncEnv;
+let s: BridgeServer;
+let out = "";
+const sink = new Writable({ write(chunk, _enc, cb) { out += chunk.toString(); cb(); } });
+
+beforeAll(async () => {
+  e = await startSyncEnv({ runtime: false });
+  const logger = createLogger("trace", sink);
+  e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY } });
+  s = await startBridgeServer(e, logger);
+});
+afterAll(async () => { await s.close(); await e.close(); });
+
+describe("log redaction", () => {
+  it("should log requests and platform calls without any token, key or session id", async () => {
+    const headers = { Authorization: `Bearer ${TOKENS.em}`, "Content-Type": "application/scim+json" };
+    const created = await fetch(`${s.url}/scim/v2/em/Users`, { method: "POST", headers, body: JSON.stringify(userBody("logged@example.com")) });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { id: string }).id;
+    await fetch(`${s.url}/scim/v2/wf/Users`, { headers: { Authorization: `Bearer ${TOKENS.wf}` } });
+    await fetch(`${s.url}/admin/directories`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    await fetch(`${s.url}/scim/v2/wf/Users`, { headers: { Authorization: "Bearer wrong-token-logged-attempt" } });
+    await waitFor(async () => (await e.state.get("em", "user", id)).status === "synced", 10000, "synced");
+    await new Promise((r) => setTimeout(r, 200));
+
+    expect(out).toContain("/scim/v2/em/Users"); // the logs did capture the traffic…
+    expect(out).toContain("platform call");
+    expect(out).toContain("[redacted]");
+    for (const secret of [TOKENS.em, TOKENS.wf, ADMIN_TOKEN, PLATFORM_KEY, "wrong-token-logged-attempt"]) expect(out).not.toContain(secret);
+    const sessions = (await e.simState()) as unknown as { sessionsIssued: number };
+    expect(sessions.sessionsIssued).toBeGreaterThan(0);
+    expect(out).not.toMatch(/"sessionId":"(?!\[redacted\])/);
+  });
+});
