@@ -9,7 +9,9 @@ import SCIMMYRouters from "scimmy-routers";
 import SCIMMY from "scimmy";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
+import type { Redis } from "ioredis";
 import type { GroupStore, UserStore } from "../store";
+import { AuthFailureLimiter } from "./auth-failures";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
@@ -22,6 +24,8 @@ export interface ScimAppDeps {
   users: UserStore;
   groups: GroupStore;
   logger: Logger;
+  /** Redis for the failed-authentication counter (defaults to the users store's connection). */
+  redis?: Redis;
 }
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
@@ -49,7 +53,7 @@ function discoveryRouter(settings: ScimSettings, baseUrl: () => string): express
 }
 
 /** Builds the SCIM express app for every configured directory. */
-export function createScimApp({ config, users, groups, logger }: ScimAppDeps): Express {
+export function createScimApp({ config, users, groups, logger, redis }: ScimAppDeps): Express {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -63,8 +67,10 @@ export function createScimApp({ config, users, groups, logger }: ScimAppDeps): E
   app.set("etag", false);
   app.set("trust proxy", config.server.trustProxy);
 
+  const limiter = new AuthFailureLimiter(redis ?? users.connection, config.redis.keyPrefix, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(directoryAuth(hashes));
+  dir.use(limiter.guard());
+  dir.use(directoryAuth(hashes, (ip) => void limiter.fail(ip ?? "unknown")));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings };

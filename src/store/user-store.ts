@@ -57,6 +57,11 @@ export class UserStore {
     return new DirectoryKeys(this.keyPrefix, directoryId);
   }
 
+  /** The Redis connection (for small helpers that share it). */
+  get connection(): Redis {
+    return this.redis;
+  }
+
   /** Creates (`mode: "create"`) or replaces (`"update"`) a user; `expectedVersion` is a compare-and-set. */
   async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number): Promise<WriteResult> {
     const k = this.keys(directoryId);
