@@ -12,7 +12,7 @@ export function esc(v: unknown): string {
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1b1f24}h1{font-size:20px}table{border-collapse:collapse;margin:8px 0 20px}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top}th{background:#f6f8fa}
-.state{font-weight:600;padding:2px 8px;border-radius:10px}.in-sync{background:#dafbe1}.syncing{background:#ddf4ff}.failing{background:#ffebe9}.paused{background:#fff8c5}
+.state{font-weight:600;padding:2px 8px;border-radius:10px;white-space:nowrap}.in-sync{background:#dafbe1}.syncing{background:#ddf4ff}.failing{background:#ffebe9}.paused{background:#fff8c5}
 .msg{font-family:ui-monospace,monospace;font-size:12px}form{display:inline}button{margin:0 4px 4px 0}progress{width:200px}`;
 
 function page(title: string, body: string, refresh = false): string {

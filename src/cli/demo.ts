@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   const metrics = createMetrics();
   const server = await startServer(config, logger, { metrics });
   const runtime = await startSyncRuntime(config, logger, { env, metrics });
+  // the simulator starts empty each time while Redis keeps the directories: a resync puts them back
+  for (const d of config.directories) await runtime.queues.enqueueResync(d.id, "demo start");
   console.log(`scim-bridge demo (SCIM server + sync workers + platform simulator)
   SCIM base URL: ${server.url}/scim/v2/demo          (workforce target)
   Bearer token:  ${token}
