@@ -34,6 +34,11 @@ const rateLimitSchema = z.object({
 const platformSchema = z.object({
   /** The platform's {base_url}: it "already includes the `/api` path prefix", e.g. https://acme.example.com/api */
   baseUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")),
+  /**
+   * Accept a plain `http://` baseUrl on a non-loopback host. "Only HTTPS is accepted" by the platform, so
+   * this is for a simulator in another container (the compose `demo` profile) and nothing else.
+   */
+  allowPlainHttp: z.boolean().default(false),
   /** Deployment the key must cover; checked at start with GET /v1/deployments. */
   deploymentId: z.number().int().nonnegative(),
   /** Name of the environment variable that holds the platform API key (the key itself never goes in a file). */

@@ -21,6 +21,8 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface TransportOptions {
   /** The platform `{base_url}`, including `/api`. https, or http on a loopback host. */
   baseUrl: string;
+  /** Accept `http://` on a non-loopback host (a simulator in another container). Default false. */
+  allowPlainHttp?: boolean;
   /** Per-try timeout, from sending to the end of the body. Default 10000. */
   timeoutMs?: number;
   /** Calls in flight at once (and pooled connections). Default 16. */
@@ -84,7 +86,7 @@ export class PlatformTransport {
   private readonly log: Logger;
 
   constructor(private readonly options: TransportOptions) {
-    const { origin, basePath } = parseBaseUrl(options.baseUrl);
+    const { origin, basePath } = parseBaseUrl(options.baseUrl, options.allowPlainHttp);
     this.basePath = basePath;
     this.timeoutMs = options.timeoutMs ?? 10000;
     const connections = options.maxConnections ?? 16;

@@ -14,8 +14,10 @@ import type { Deployment } from "./types";
 
 /** Options of `createPlatformClient` (names match the directory `platform` config keys). */
 export interface PlatformClientOptions {
-  /** `{base_url}` including `/api`; https only, except loopback hosts. */
+  /** `{base_url}` including `/api`; https only, except loopback hosts (and `allowPlainHttp`). */
   baseUrl: string;
+  /** Accept `http://` on a non-loopback host: simulators only, never the real platform. Default false. */
+  allowPlainHttp?: boolean;
   /** The API key itself (read from the env var named by `apiKeyEnv`); never logged. */
   apiKey: string;
   deploymentId: number;

@@ -40,7 +40,7 @@ function platformFor(dir: DirectoryConfig, config: Config, redis: Redis, env: No
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
   try {
     return createPlatformClient({
-      baseUrl: dir.platform.baseUrl, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
+      baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
       maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
       limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
       retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),

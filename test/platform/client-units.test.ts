@@ -15,6 +15,12 @@ describe("parseBaseUrl", () => {
     for (const host of ["127.0.0.1:8090", "localhost:1", "[::1]:2"]) expect(() => parseBaseUrl(`http://${host}/api`)).not.toThrow();
   });
 
+  it("should accept http on any host only when allowPlainHttp is set (a simulator in another container)", async () => {
+    expect(parseBaseUrl("http://simulator:8090/api", true)).toEqual({ origin: "http://simulator:8090", basePath: "/api" });
+    await createPlatformClient({ baseUrl: "http://simulator:8090/api", allowPlainHttp: true, apiKey: "k", deploymentId: 1 }).close();
+    expect(() => parseBaseUrl("ftp://simulator/api", true)).toThrow(PlatformConfigError);
+  });
+
   it("should refuse a URL with credentials or that is not absolute", () => {
     expect(() => parseBaseUrl("https://u:p@acme.example.com/api")).toThrow(PlatformConfigError);
     expect(() => parseBaseUrl("/api")).toThrow(PlatformConfigError);
