@@ -50,8 +50,13 @@ const platformSchema = z.object({
   memberBatchSize: z.number().int().positive().max(10000).default(100),
   /** Page size for platform SCIM lists and embed-tenant group cursors ("page size bounds of `first`: not shown"). */
   pageSize: z.number().int().positive().max(1000).default(100),
-  /** Status the platform uses for message-bearing failures of generate-session ("not shown"; 400 unless you know better). */
-  messageFailureStatus: z.number().int().min(400).max(499).default(400),
+  /**
+   * Status the platform uses for message-bearing failures ("not shown"). Any 4xx other than 401/403/429 is
+   * already such a failure; set this when the platform sends them with a 5xx, so they are not retried.
+   */
+  messageFailureStatus: z.number().int().min(400).max(599).default(400),
+  /** Path of the platform's SCIM interface below baseUrl ("not shown" beyond `GET /scim/v2/Users`). */
+  scimPath: z.string().regex(/^\/[A-Za-z0-9/_-]*$/, "expected a path such as /scim/v2").default("/scim/v2"),
 });
 
 const attributeMappingSchema = z.object({
@@ -161,7 +166,6 @@ export const configSchema = z
         sweepIntervalMs: z.number().int().positive().default(5000),
         /** A reconcile job that has not finished in this many ms is considered stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),
-        workerConcurrency: z.number().int().positive().default(16),
       })
       .prefault({}),
     metrics: z

@@ -31,6 +31,8 @@ export interface TransportOptions {
   rateLimit?: RateLimitOptions;
   /** A limiter to use instead of a local one built from `rateLimit` (e.g. one shared by several processes). */
   limiter?: CallLimiter;
+  /** Statuses that are message-bearing failures (ValidationError, no retry) even when ≥ 500. */
+  messageFailureStatuses?: number[];
   /** Called after every call (metrics); never given secrets. */
   onCall?: (call: PlatformCallInfo) => void;
   /** Retries of TransientError. Default `{ attempts: 3, baseDelayMs: 200, maxDelayMs: 5000 }`. */
@@ -143,7 +145,7 @@ export class PlatformTransport {
           this.logCall(spec, status, started, requestId, attempt);
           return { status, body: body as T, requestId };
         }
-        throw errorFromResponse(status, body, res.headers, requestId);
+        throw errorFromResponse(status, body, res.headers, requestId, this.options.messageFailureStatuses);
       } catch (err) {
         if (err instanceof PlatformError) throw err;
         if (controller.signal.aborted) throw new TransientError(0, `timeout after ${this.timeoutMs} ms`, requestId, "TIMEOUT");

@@ -30,6 +30,13 @@ export interface PlatformClientOptions {
   rateLimit?: RateLimitOptions;
   /** Overrides `rateLimit` with a limiter shared across processes (the sync engine's Redis limiter). */
   limiter?: CallLimiter;
+  /** Path of the platform's SCIM interface below `baseUrl` ("not shown" beyond GET /scim/v2/Users). Default `/scim/v2`. */
+  scimPath?: string;
+  /**
+   * Statuses the platform uses for message-bearing failures ("not shown"); an answer with one of them is a
+   * ValidationError carrying the platform's message — never retried — even when it is a 5xx.
+   */
+  messageFailureStatuses?: number[];
   /** Called after every call with method, path, status and duration (metrics). */
   onCall?: (call: PlatformCallInfo) => void;
   retry?: Partial<RetryOptions>;
@@ -63,7 +70,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   return {
     deploymentId: options.deploymentId,
     // "SCIM API (`/api/scim/v2/...`): `Authorization: Bearer <SCIM_TOKEN>`"
-    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, pageSize, memberBatchSize),
+    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, pageSize, memberBatchSize, (options.scimPath ?? "/scim/v2").replace(/\/+$/, "")),
     // "Embed session endpoint and embed-tenant admin endpoints: header `Authorization: Api-Key <API_KEY>`"
     embed: new EmbedApi(http, `Api-Key ${options.apiKey}`, pageSize),
     // "REST API (`/api/v1/...`): header `Authorization: Bearer <ACCESS_TOKEN>`"

@@ -30,6 +30,8 @@ export class ScimApi {
     private readonly authorization: string,
     private readonly pageSize: number,
     private readonly memberBatchSize: number,
+    /** Where the platform's SCIM interface lives below `{base_url}` (the contract shows `/scim/v2`). */
+    private readonly scimPath = "/scim/v2",
   ) {}
 
   /** Every user, page by page. */
@@ -149,7 +151,7 @@ export class ScimApi {
   }
 
   private base(method: HttpMethod, path: string) {
-    return { method, path: `/scim/v2${path}`, authorization: this.authorization, contentType: SCIM_JSON };
+    return { method, path: `${this.scimPath}${path}`, authorization: this.authorization, contentType: SCIM_JSON };
   }
 
   private async call<T>(method: HttpMethod, path: string, body?: unknown, query?: Record<string, string | number | undefined>, accept?: number[]): Promise<T> {

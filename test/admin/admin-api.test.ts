@@ -65,10 +65,12 @@ describe("admin API", () => {
 
   it("should start a resync that repairs a wiped platform, then one with no drift and no write call", async () => {
     const resync = async () => {
+      // the progress of the previous resync stays readable until the worker starts the new one: wait for a new id
+      const before = await (await s.admin("/directories/wf/resync")).json() as { id?: string };
       expect((await s.admin("/directories/wf/resync", { method: "POST" })).status).toBe(202);
       return waitFor(async () => {
-        const p = await (await s.admin("/directories/wf/resync")).json() as { status?: string; startedAt?: string };
-        return p.status === "done" && p;
+        const p = await (await s.admin("/directories/wf/resync")).json() as { id?: string; status?: string };
+        return p.id !== before.id && p.status === "done" && p;
       }, 15000, "resync done");
     };
     const users = await e.users.count("wf");

@@ -27,8 +27,13 @@ export function messageOf(body: unknown, status: number): string {
 }
 
 /** The error for a non-2xx answer. */
-export function errorFromResponse(status: number, body: unknown, headers: Record<string, string | string[] | undefined>, requestId?: string): PlatformError {
+export function errorFromResponse(status: number, body: unknown, headers: Record<string, string | string[] | undefined>, requestId?: string,
+  messageFailureStatuses: number[] = []): PlatformError {
   const message = messageOf(body, status);
+  // a status configured as the platform's message-bearing failure is a validation failure whatever its class
+  if (messageFailureStatuses.includes(status) && status !== 401 && status !== 403 && status !== 429) {
+    return new ValidationError(status, message, requestId);
+  }
   if (status === 401) return new AuthError(message, requestId);
   if (status === 403) return new ScopeError(message, requestId);
   if (status === 429) return new RateLimitedError(message, parseRetryAfter(headers["retry-after"]), requestId);
