@@ -69,6 +69,19 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
   }
 }
 
+/**
+ * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued) and its queue
+ * holds no waiting, active, delayed or prioritized job.
+ */
+export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
+  const queue = e.runtime!.queues.queue(dir);
+  await waitFor(async () => {
+    if ((await e.redis.xlen(e.users.keys(dir).outbox)) > 0) return false;
+    const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized");
+    return Object.values(counts).every((n) => n === 0);
+  }, timeoutMs, `directory ${dir} idle`);
+}
+
 export const TOKENS = { wf: "wf-token-1", em: "em-token-1" };
 
 /** Starts simulator, SCIM app and (by default) the sync runtime. */
