@@ -2,10 +2,13 @@
  * The admin API, on its own prefix (`/admin`) with its own token. JSON.
  *   POST /admin/directories/:id/resync   start a full resync (202; 409 while one runs)
  *   GET  /admin/directories/:id/resync   progress and final summary of the latest resync
+ *   GET  /admin/directories/:id/external-users   embed: the account's external users against the limit,
+ *                                                 with `warning` at 90% (404 for a workforce directory)
  */
 import express, { type Router } from "express";
 import type { Redis } from "ioredis";
 import type { Config } from "../config/schema";
+import { ExternalUserUsage } from "../sync/external-user-usage";
 import type { SyncQueues } from "../sync/queues";
 import { readResync } from "../sync/resync";
 import { adminAuth } from "./auth";
@@ -36,6 +39,13 @@ export function adminRouter({ config, redis, queues }: AdminDeps): Router {
 
   r.get("/directories/:id/resync", async (req, res) => {
     res.json(await readResync(redis, config.redis.keyPrefix, req.params.id));
+  });
+
+  const usage = new ExternalUserUsage(redis, config.redis.keyPrefix);
+  r.get("/directories/:id/external-users", async (req, res) => {
+    const dir = config.directories.find((d) => d.id === req.params.id)!;
+    if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
+    res.json(await usage.report(dir.platform.baseUrl, dir.embed.externalUserLimit));
   });
   return r;
 }

@@ -22,6 +22,31 @@ if n >= tonumber(ARGV[2]) then return {0, n} end
 redis.call('SADD', KEYS[1], ARGV[1])
 return {1, n + 1}`;
 
+/** Share of the limit from which a warning is logged and shown ("a warning is logged and exposed at 90%"). */
+export const EXTERNAL_USER_WARNING_RATIO = 0.9;
+
+/** The external-user limit as operators see it (admin API). */
+export interface ExternalUserUsageReport {
+  count: number;
+  limit: number;
+  /** count / limit, 0..1 */
+  ratio: number;
+  /** at or above 90% of the limit */
+  warning: boolean;
+  /** at the limit: new external users fail, existing ones keep syncing */
+  full: boolean;
+}
+
+/** True when `count` external users are at or above 90% of `limit`. */
+export function atWarningLevel(count: number, limit: number): boolean {
+  return count >= Math.ceil(limit * EXTERNAL_USER_WARNING_RATIO);
+}
+
+/** Builds the report of `count` external users against `limit`. */
+export function externalUserUsageReport(count: number, limit: number): ExternalUserUsageReport {
+  return { count, limit, ratio: limit ? count / limit : 1, warning: atWarningLevel(count, limit), full: count >= limit };
+}
+
 /** Usage of the external-user limit, shared by the directories of one platform account. */
 export class ExternalUserUsage {
   constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
@@ -43,5 +68,10 @@ export class ExternalUserUsage {
   /** Number of external users the account holds (as far as the bridge has provisioned them). */
   count(baseUrl: string): Promise<number> {
     return this.redis.scard(this.key(baseUrl));
+  }
+
+  /** The account's usage against `limit`, with the 90% warning flag. */
+  async report(baseUrl: string, limit: number): Promise<ExternalUserUsageReport> {
+    return externalUserUsageReport(await this.count(baseUrl), limit);
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError } from "../context";
+import { atWarningLevel } from "../external-user-usage";
 import { embedDeprovisionRequest, embedExternalId, embedGroupName, embedUserRequest } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
 
@@ -49,7 +50,7 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   if (st.externalId === externalId && st.hash === hash && st.status === "synced" && !st.drift) return "unchanged";
 
   const usage = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
-  if (usage >= Math.ceil(embed.externalUserLimit * 0.9) && st.externalId !== externalId) {
+  if (atWarningLevel(usage, embed.externalUserLimit) && st.externalId !== externalId) {
     c.logger.warn({ directory: dirId, usage, limit: embed.externalUserLimit }, "external users at 90% or more of the account limit");
   }
   await c.platform.embed.generateSession(req);
