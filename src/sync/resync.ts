@@ -108,8 +108,14 @@ async function workforceDrift(c: ResyncDeps, userIds: string[], groupIds: string
     const st = await c.state.get(dir, "user", id);
     if (!st.platformId || st.status === "failed") continue;
     const onPlatform = platformUsers.get(st.platformId);
-    if (!onPlatform) { await c.state.update(dir, "user", id, { drift: "missing" }); continue; }
     const desired = await c.users.get(dir, id);
+    if (!onPlatform) {
+      // the old platform id is dead: forget it and the memberships applied with it, so the user's groups
+      // wait for the re-created user (its reconcile asks for them) instead of sending the dead id
+      await c.state.update(dir, "user", id, { drift: "missing", platformId: undefined });
+      for (const g of desired?.groups ?? []) await c.state.applyMembers(c.state.appliedMembersKey(dir, g.value), [], [id]);
+      continue;
+    }
     if (desired && differs(workforceUserPayload(dir, desired) as unknown as Record<string, unknown>, onPlatform)) {
       await c.state.update(dir, "user", id, { drift: "changed" });
     }
