@@ -8,7 +8,9 @@ import { SyncQueues } from "../sync/queues";
 import { readResync, type ResyncProgress } from "../sync/resync";
 
 function line(p: ResyncProgress): string {
-  const pct = p.total ? Math.floor((p.done / p.total) * 100) : 0;
+  // a finished resync with nothing to do (total 0) is complete, not at 0%
+  const finished = p.status === "done" && p.phase === "done";
+  const pct = p.total ? Math.floor((p.done / p.total) * 100) : finished ? 100 : 0;
   const bar = "#".repeat(Math.floor(pct / 5)).padEnd(20, ".");
   return `[${bar}] ${String(pct).padStart(3)}% ${p.done}/${p.total} ${p.phase ?? ""}`;
 }
@@ -34,7 +36,10 @@ async function main(): Promise<void> {
     if (seen && p.id === seen) {
       process.stdout.write(`\r${line(p)}   `);
       if (p.status === "done") {
-        console.log(`\n${p.phase === "failed" ? "resync failed" : "resync done"} in ${((Date.now() - started) / 1000).toFixed(1)} s: created ${p.created}, updated ${p.updated}, deactivated ${p.deactivated}, deleted ${p.deleted}, unchanged ${p.unchanged}, failed ${p.failed}`);
+        const failed = p.phase === "failed";
+        console.log(`\n${failed ? "resync failed" : "resync done"} in ${((Date.now() - started) / 1000).toFixed(1)} s: created ${p.created}, updated ${p.updated}, deactivated ${p.deactivated}, deleted ${p.deleted}, unchanged ${p.unchanged}, failed ${p.failed}${failed && p.error ? ` (${p.error})` : ""}`);
+        // a resync that could not list the platform side is a failure of the command, for scripts and cron
+        if (failed) process.exitCode = 1;
         break;
       }
     } else if (Date.now() - started > 10000 && !seen) {

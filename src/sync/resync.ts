@@ -10,7 +10,7 @@
  * flow); unchanged ones make no call, so a resync with no drift makes no write call.
  *
  * Progress lives in `<P>resync` (HASH: id, status, phase, total, done, created, updated, deactivated,
- * deleted, unchanged, failed, startedAt, finishedAt, requestedBy); the resources it still waits for in
+ * deleted, unchanged, failed, startedAt, finishedAt, requestedBy, error); the resources it still waits for in
  * `<P>resync:pending` (SET of "<kind>:<id>"). Each reconcile that settles one of them counts its outcome;
  * the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from overlapping.
  */
@@ -59,6 +59,8 @@ export interface ResyncProgress {
   startedAt?: string;
   finishedAt?: string;
   requestedBy?: string;
+  /** Why the listing phase failed (phase "failed"). */
+  error?: string;
 }
 
 /** Reads a directory's resync progress. */
@@ -68,7 +70,7 @@ export async function readResync(redis: Redis, keyPrefix: string, dir: string): 
   return {
     id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
     updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"),
-    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy,
+    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...(h.error ? { error: h.error } : {}),
   };
 }
 
