@@ -12,11 +12,14 @@ const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const TENANT = "em-tenant";
 
 let e: SyncEnv;
-/** Every generate-session request the runtime made in the current test. */
+/** Every generate-session request the runtime made in the current test, and in the whole suite. */
 let sent: GenerateSessionRequest[] = [];
+const allSent: GenerateSessionRequest[] = [];
 const origGenerate = EmbedApi.prototype.generateSession;
 const spy = jest.spyOn(EmbedApi.prototype, "generateSession").mockImplementation(function (this: EmbedApi, req: GenerateSessionRequest) {
-  sent.push(JSON.parse(JSON.stringify(req)) as GenerateSessionRequest);
+  const copy = JSON.parse(JSON.stringify(req)) as GenerateSessionRequest;
+  sent.push(copy);
+  allSent.push(copy);
   return origGenerate.call(this, req);
 });
 
@@ -177,8 +180,13 @@ describe("embed target: userAttributes", () => {
   });
 
   it("should send the definitions of every attribute it sends, so the tenant never answers `User attributes not found`", async () => {
-    // a fresh tenant-scoped catalog is only ever filled by the requests themselves: every request carries the definitions
-    for (const r of sent) expect(r.userAttributeDefinitions?.map((d) => d.name)).toEqual(r.userAttributes?.map((a) => a.name));
+    // a fresh tenant-scoped catalog is only ever filled by the requests themselves: every request carries the
+    // definitions of the attributes and groups it names
+    expect(allSent.length).toBeGreaterThan(10);
+    for (const r of allSent) {
+      expect(r.userAttributeDefinitions?.map((d) => d.name)).toEqual(r.userAttributes?.map((a) => a.name));
+      expect(r.groupDefinitions?.map((d) => d.name)).toEqual(r.groups);
+    }
     const defs = (await e.simState()).tenants[TENANT].attributeDefinitions;
     expect(defs.map((d) => [d.name, d.type]).sort()).toEqual([
       ["allEmails", "string_array"], ["department", "string"], ["employeeNumber", "number"], ["extensions", "number_array"],
