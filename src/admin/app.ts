@@ -9,6 +9,8 @@
  *   POST /admin/directories/:id/resume                   resume a paused directory
  *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs)
  *   GET  /admin/directories/:id/resync                   its progress and final summary
+ *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
+ *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
  * A form POST from the status page is answered with a redirect back to it.
  */
@@ -72,6 +74,11 @@ function directoriesApi(c: OpsContext): Router {
     done(req, res, 202, { status: "queued", progress: `/admin/directories/${req.params.id}/resync` });
   });
   r.get("/:id/resync", async (req, res) => { res.json(await readResync(c.redis, c.config.redis.keyPrefix, req.params.id)); });
+  r.get("/:id/external-users", async (req, res) => {
+    const dir = c.config.directories.find((d) => d.id === req.params.id)!;
+    if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
+    res.json(await c.usage.report(dir.platform.baseUrl, dir.embed.externalUserLimit));
+  });
   return r;
 }
 

@@ -13,7 +13,7 @@ import { Command } from "commander";
 import { ConfigError, loadConfig } from "../config/load";
 import { hashToken } from "../scim/auth";
 import { runRoles } from "./commands/run-roles";
-import { resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
+import { UnknownDirectoryError, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 
 const out = (s: string) => console.log(s);
 
@@ -50,6 +50,6 @@ export function buildProgram(): Command {
 if (require.main === module) {
   buildProgram().parseAsync(process.argv).catch((err: Error) => {
     console.error(err instanceof ConfigError ? err.message : `scim-bridge: ${err.message}`);
-    process.exit(err instanceof ConfigError ? 2 : 1);
+    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError ? 2 : 1);
   });
 }

@@ -42,6 +42,15 @@ const FIELD: Record<keyof SyncRecord, string> = {
   externalId: "x", appliedName: "n", appliedGroups: "gs", drift: "drift",
 };
 
+/** A sync-state hash as read from Redis → SyncRecord. */
+function parseRecord(h: Record<string, string>): SyncRecord {
+  return {
+    platformId: h.pid || undefined, hash: h.h || undefined, status: (h.st as SyncStatus) || undefined,
+    attempts: Number(h.a ?? 0), lastError: h.e || undefined, changedAt: h.t || undefined, syncedAt: h.sy || undefined,
+    externalId: h.x || undefined, appliedName: h.n || undefined, appliedGroups: h.gs || undefined, drift: (h.drift as SyncRecord["drift"]) || undefined,
+  };
+}
+
 function k(kind: SyncKind): string {
   return kind === "user" ? "u" : "g";
 }
@@ -71,12 +80,19 @@ export class SyncStateStore {
   }
 
   async get(dir: string, kind: SyncKind, id: string): Promise<SyncRecord> {
-    const h = await this.redis.hgetall(this.key(dir, kind, id));
-    return {
-      platformId: h.pid || undefined, hash: h.h || undefined, status: (h.st as SyncStatus) || undefined,
-      attempts: Number(h.a ?? 0), lastError: h.e || undefined, changedAt: h.t || undefined, syncedAt: h.sy || undefined,
-      externalId: h.x || undefined, appliedName: h.n || undefined, appliedGroups: h.gs || undefined, drift: (h.drift as SyncRecord["drift"]) || undefined,
-    };
+    return parseRecord(await this.redis.hgetall(this.key(dir, kind, id)));
+  }
+
+  /** Sync states of many resources of one kind, in order, in one round trip. */
+  async getMany(dir: string, kind: SyncKind, ids: string[]): Promise<SyncRecord[]> {
+    if (!ids.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hgetall(this.key(dir, kind, id));
+    const res = (await pipe.exec()) ?? [];
+    return res.map(([err, h]) => {
+      if (err) throw err;
+      return parseRecord(h as Record<string, string>);
+    });
   }
 
   /** Platform ids of many resources of one kind, in order (undefined where unknown). */

@@ -10,7 +10,7 @@
  * flow); unchanged ones make no call, so a resync with no drift makes no write call.
  *
  * Progress lives in `<P>resync` (HASH: id, status, phase, total, done, created, updated, deactivated,
- * deleted, unchanged, failed, startedAt, finishedAt, requestedBy); the resources it still waits for in
+ * deleted, unchanged, failed, startedAt, finishedAt, requestedBy, error); the resources it still waits for in
  * `<P>resync:pending` (SET of "<kind>:<id>"). Each reconcile that settles one of them counts its outcome;
  * the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from overlapping.
  */
@@ -22,6 +22,8 @@ import { embedGroupName } from "./mapping/embed-user";
 import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
 
 const LOCK_TTL_S = 6 * 3600;
+/** Resources read per round trip, and reconciles enqueued at once, while a resync lists and queues. */
+const BATCH = 500;
 
 /*
   KEYS[1] pending set, KEYS[2] progress hash, KEYS[3] lock; ARGV[1] "<kind>:<id>", ARGV[2] outcome field, ARGV[3] now
@@ -59,6 +61,8 @@ export interface ResyncProgress {
   startedAt?: string;
   finishedAt?: string;
   requestedBy?: string;
+  /** Why the listing phase failed (phase "failed"). */
+  error?: string;
 }
 
 /** Reads a directory's resync progress. */
@@ -68,7 +72,7 @@ export async function readResync(redis: Redis, keyPrefix: string, dir: string): 
   return {
     id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
     updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"),
-    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy,
+    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...(h.error ? { error: h.error } : {}),
   };
 }
 
@@ -104,14 +108,26 @@ async function workforceDrift(c: ResyncDeps, userIds: string[], groupIds: string
   const platformUsers = new Map<string, Record<string, unknown>>();
   for await (const u of c.platform.scim.iterateUsers()) platformUsers.set(u.id, u as unknown as Record<string, unknown>);
   const desiredUsers = new Set(userIds);
-  for (const id of userIds) {
-    const st = await c.state.get(dir, "user", id);
-    if (!st.platformId || st.status === "failed") continue;
-    const onPlatform = platformUsers.get(st.platformId);
-    if (!onPlatform) { await c.state.update(dir, "user", id, { drift: "missing" }); continue; }
-    const desired = await c.users.get(dir, id);
-    if (desired && differs(workforceUserPayload(dir, desired) as unknown as Record<string, unknown>, onPlatform)) {
-      await c.state.update(dir, "user", id, { drift: "changed" });
+  // in batches: one round trip for the sync states and one for the desired users of BATCH users
+  for (let i = 0; i < userIds.length; i += BATCH) {
+    const chunk = userIds.slice(i, i + BATCH);
+    const states = await c.state.getMany(dir, "user", chunk);
+    const desiredById = new Map((await c.users.find(dir, "id", chunk)).map((u) => [u.id, u]));
+    for (const [j, id] of chunk.entries()) {
+      const st = states[j];
+      if (!st.platformId || st.status === "failed") continue;
+      const onPlatform = platformUsers.get(st.platformId);
+      const desired = desiredById.get(id);
+      if (!onPlatform) {
+        // the old platform id is dead: forget it and the memberships applied with it, so the user's groups
+        // wait for the re-created user (its reconcile asks for them) instead of sending the dead id
+        await c.state.update(dir, "user", id, { drift: "missing", platformId: undefined });
+        for (const g of desired?.groups ?? []) await c.state.applyMembers(c.state.appliedMembersKey(dir, g.value), [], [id]);
+        continue;
+      }
+      if (desired && differs(workforceUserPayload(dir, desired) as unknown as Record<string, unknown>, onPlatform)) {
+        await c.state.update(dir, "user", id, { drift: "changed" });
+      }
     }
   }
   for (const u of platformUsers.values()) {
@@ -205,7 +221,8 @@ export async function startResync(c: ResyncDeps, requestedBy: string): Promise<b
       await c.redis.sadd(k.pending, ...unique.slice(i, i + 1000).map(([kind, rid]) => `${kind}:${rid}`));
     }
     await c.redis.hset(k.progress, "total", unique.length, "phase", "reconciling");
-    for (const [kind, rid] of unique) await c.enqueue(kind, rid);
+    // enqueued BATCH at a time (one Redis pipeline each) rather than one round trip per resource
+    for (let i = 0; i < unique.length; i += BATCH) await Promise.all(unique.slice(i, i + BATCH).map(([kind, rid]) => c.enqueue(kind, rid)));
     return true;
   } catch (err) {
     await c.redis.multi().hset(k.progress, "status", "done", "phase", "failed", "finishedAt", new Date().toISOString(), "error", (err as Error).message).del(k.lock, k.pending).exec();

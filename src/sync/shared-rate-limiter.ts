@@ -3,6 +3,9 @@
  * `max` calls per `durationMs` (the directory's `rateLimit`). Like the client's local limiter, a call's
  * entry is re-stamped with its completion time, so the platform never sees more than `max` requests in
  * any window whatever the latency. Key: `<P>s:rate` (a ZSET of call tokens scored by time, ms).
+ * The window it keeps is `durationMs` plus 1% (at least 5 ms): a call completes a fraction of a millisecond
+ * after the platform counted it and Date.now() truncates to whole milliseconds, so an exact window let the
+ * next call reach the platform just inside the platform's window (a 429, which pauses the directory).
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -26,14 +29,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The Redis-backed limiter of one directory. */
 export class SharedRateLimiter implements CallLimiter {
-  constructor(private readonly redis: Redis, private readonly key: string, private readonly max: number, private readonly durationMs: number) {}
+  private readonly windowMs: number;
+
+  constructor(private readonly redis: Redis, private readonly key: string, private readonly max: number, durationMs: number) {
+    this.windowMs = durationMs + Math.max(5, Math.ceil(durationMs / 100));
+  }
 
   async acquire(): Promise<() => void> {
     const token = randomUUID();
     for (;;) {
-      const wait = Number(await this.redis.eval(ACQUIRE, 1, this.key, String(Date.now()), String(this.durationMs), String(this.max), token));
+      const wait = Number(await this.redis.eval(ACQUIRE, 1, this.key, String(Date.now()), String(this.windowMs), String(this.max), token));
       if (wait === 0) break;
-      await sleep(Math.min(wait, this.durationMs));
+      await sleep(Math.min(wait, this.windowMs));
     }
     return () => {
       // the window of this call starts when it completed (XX: only if still there)

@@ -52,7 +52,7 @@ describe("scim-bridge CLI", () => {
     const retry = await cli(["retry-failed", "wf"]);
     expect(retry).toMatchObject({ code: 0 });
     expect(retry.out).toContain("0 failed item(s) of wf queued again");
-    expect((await cli(["retry-failed", "nope"])).code).toBe(1);
+    expect((await cli(["retry-failed", "nope"])).code).toBe(2);
   }, 30000);
 
   it("resync: should follow a resync to 100% and print the summary", async () => {

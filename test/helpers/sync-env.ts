@@ -21,7 +21,7 @@ export const PLATFORM_KEY = "test-platform-key-0001";
 export const SIM_TOKEN = "test-sim-token";
 
 export interface SyncEnvOptions {
-  /** Extra directory settings merged into `wf` / `em`. */
+  /** Extra directory settings merged into `wf` / `em` (`platform` merges key by key: baseUrl stays the simulator's). */
   wf?: Record<string, unknown>;
   em?: Record<string, unknown>;
   /** Simulator config overrides. */
@@ -51,9 +51,9 @@ export interface SyncEnv {
 }
 
 export interface SimStateView {
-  counters: { total: { reads: number; writes: number }; endpoints: Record<string, { reads: number; writes: number }> };
+  counters: { total: { reads: number; writes: number }; endpoints: Record<string, { reads: number; writes: number }>; faults: Record<string, number> };
   scim: { users: Array<Record<string, unknown> & { id: string; userName: string; active?: boolean; externalId?: string }>; groups: Array<{ id: string; displayName: string; members: Array<{ value: string }> }> };
-  tenants: Record<string, { externalUsers: Record<string, { externalId: string; email?: string; userProfile?: Record<string, unknown>; groups: string[]; userAttributes: Record<string, unknown> }>; groups: Array<{ id: number; name: string }> }>;
+  tenants: Record<string, { externalUsers: Record<string, { externalId: string; email?: string; userProfile?: Record<string, unknown>; groups: string[]; userAttributes: Record<string, unknown> }>; groups: Array<{ id: number; name: string }>; attributeDefinitions: Array<{ id: number; name: string; type: string }> }>;
   externalUserCount: number;
 }
 
@@ -67,6 +67,19 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued) and its queue
+ * holds no waiting, active, delayed or prioritized job.
+ */
+export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
+  const queue = e.runtime!.queues.queue(dir);
+  await waitFor(async () => {
+    if ((await e.redis.xlen(e.users.keys(dir).outbox)) > 0) return false;
+    const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized");
+    return Object.values(counts).every((n) => n === 0);
+  }, timeoutMs, `directory ${dir} idle`);
 }
 
 export const TOKENS = { wf: "wf-token-1", em: "em-token-1" };
@@ -95,14 +108,15 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       sync: { backoffMs: 100, sweepIntervalMs: 500, attempts: 8 },
       ...o.config,
       directories: [
-        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", platform, rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf },
+        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf, platform: { ...platform, ...(o.wf?.platform as object) } },
         {
-          id: "em", tokenHashes: [hashToken(TOKENS.em)], target: "embed", platform, rateLimit: { max: 1000, durationMs: 1000 },
+          id: "em", tokenHashes: [hashToken(TOKENS.em)], target: "embed", rateLimit: { max: 1000, durationMs: 1000 },
           embed: { tenantName: "em-tenant", attributeMapping: [
             { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", name: "department", type: "string" },
             { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber", name: "employeeNumber", type: "number" },
           ] },
           ...o.em,
+          platform: { ...platform, ...(o.em?.platform as object) },
         },
       ],
     },

@@ -20,10 +20,16 @@ export async function withOps<T>(config: Config, fn: (c: OpsContext) => Promise<
   }
 }
 
-function requireDirectory(config: Config, dir: string): void {
-  if (!config.directories.some((d) => d.id === dir)) {
-    throw new Error(`unknown directory "${dir}" (configured: ${config.directories.map((d) => d.id).join(", ") || "none"})`);
+/** An unknown directory: a usage error (exit 2). */
+export class UnknownDirectoryError extends Error {
+  constructor(dir: string, config: Config) {
+    super(`unknown directory "${dir}" (configured: ${config.directories.map((d) => d.id).join(", ") || "none"})`);
+    this.name = this.constructor.name;
   }
+}
+
+function requireDirectory(config: Config, dir: string): void {
+  if (!config.directories.some((d) => d.id === dir)) throw new UnknownDirectoryError(dir, config);
 }
 
 /** `status`: one line per directory, or JSON. */
@@ -49,7 +55,8 @@ export async function retryFailedCommand(config: Config, dir: string, out: (s: s
 }
 
 function bar(p: ResyncProgress): string {
-  const pct = p.total ? Math.floor((p.done / p.total) * 100) : p.status === "done" ? 100 : 0;
+  // a finished resync with nothing to do (total 0) is complete, not at 0%
+  const pct = p.total ? Math.floor((p.done / p.total) * 100) : p.status === "done" && p.phase === "done" ? 100 : 0;
   return `[${"#".repeat(Math.floor(pct / 5)).padEnd(20, ".")}] ${String(pct).padStart(3)}% ${p.done}/${p.total} ${p.phase ?? ""}`;
 }
 
@@ -72,7 +79,8 @@ export async function resyncCommand(config: Config, dir: string, out: (s: string
         if (line !== lastLine) { if (tty) process.stdout.write(`\r${line}   `); else out(line); lastLine = line; }
         if (p.status === "done") {
           if (tty) process.stdout.write("\n");
-          out(`${p.phase === "failed" ? "resync failed" : "resync done"} in ${((Date.now() - started) / 1000).toFixed(1)} s: created ${p.created}, updated ${p.updated}, deactivated ${p.deactivated}, deleted ${p.deleted}, unchanged ${p.unchanged}, failed ${p.failed}`);
+          const failed = p.phase === "failed";
+          out(`${failed ? "resync failed" : "resync done"} in ${((Date.now() - started) / 1000).toFixed(1)} s: created ${p.created}, updated ${p.updated}, deactivated ${p.deactivated}, deleted ${p.deleted}, unchanged ${p.unchanged}, failed ${p.failed}${failed && p.error ? ` (${p.error})` : ""}`);
           return p;
         }
       } else if (!warned && Date.now() - started > 10000) {

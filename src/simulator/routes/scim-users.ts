@@ -39,11 +39,20 @@ export function scimUsersRouter(state: SimState): Router {
   r.get("/", (req, res) => {
     hit("")(req);
     const { startIndex, count } = readPaging(req, state.config);
-    let all = [...state.users.values()];
+    let all: ScimResource[];
     if (typeof req.query.filter === "string") {
       const f = parseEqFilter(req.query.filter, ["userName", "externalId", "id"]);
-      // userName is caseExact false (RFC 7643 §4.1.1), so its comparison ignores case
-      all = all.filter((u) => (f.attribute === "userName" ? String(u.userName).toLowerCase() === f.value.toLowerCase() : u[f.attribute] === f.value));
+      if (f.attribute === "externalId") {
+        all = [...state.users.values()].filter((u) => u.externalId === f.value);
+      } else {
+        // userName is caseExact false (RFC 7643 §4.1.1), so it is looked up lower-cased; by index, not by a
+        // scan, as a platform with many users would (a scan made each lookup cost O(users))
+        const id = f.attribute === "userName" ? state.userIdByName.get(f.value.toLowerCase()) : f.value;
+        const u = id === undefined ? undefined : state.users.get(id);
+        all = u ? [u] : [];
+      }
+    } else {
+      all = [...state.users.values()];
     }
     send(res, 200, listResponse(all, startIndex, count));
   });

@@ -33,16 +33,23 @@ function displayNameOf(body: Record<string, unknown>): string | undefined {
   return parts.length ? parts.join(" ") : undefined;
 }
 
-/** `picture` "must be an absolute `http://` or `https://` URL". */
-function pictureOf(body: Record<string, unknown>): string | undefined {
-  const v = firstScalar(attributeValue(body, "photos.value"));
-  if (typeof v !== "string") return undefined;
+function isHttpUrl(v: unknown): v is string {
+  if (typeof v !== "string") return false;
   try {
     const u = new URL(v);
-    return u.protocol === "http:" || u.protocol === "https:" ? v : undefined;
+    return u.protocol === "http:" || u.protocol === "https:";
   } catch {
-    return undefined;
+    return false;
   }
+}
+
+/**
+ * `picture` "must be an absolute `http://` or `https://` URL": the first photo (primary first) that is one;
+ * a `data:` thumbnail or a relative photo is skipped rather than hiding a usable photo behind it.
+ */
+function pictureOf(body: Record<string, unknown>): string | undefined {
+  const v = attributeValue(body, "photos.value");
+  return (Array.isArray(v) ? v : [v]).find(isHttpUrl);
 }
 
 function definitions(dir: DirectoryConfig, embed: EmbedConfig, groups: string[]): Pick<GenerateSessionRequest, "groupDefinitions" | "userAttributeDefinitions"> {

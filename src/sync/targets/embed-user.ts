@@ -7,8 +7,15 @@
  */
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError } from "../context";
+import { atWarningLevel } from "../external-user-usage";
 import { embedDeprovisionRequest, embedExternalId, embedGroupName, embedUserRequest } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
+
+/** True for a platform answer of 4xx: the request was refused, nothing was written. */
+function isRefused(err: unknown): boolean {
+  const status = (err as { status?: number })?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
 
 async function deprovision(c: ReconcileContext, id: string, externalId: string | undefined): Promise<Outcome> {
   const dirId = c.dir.id;
@@ -48,11 +55,17 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   const hash = payloadHash(req);
   if (st.externalId === externalId && st.hash === hash && st.status === "synced" && !st.drift) return "unchanged";
 
-  const usage = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
-  if (usage >= Math.ceil(embed.externalUserLimit * 0.9) && st.externalId !== externalId) {
+  const { usage, added } = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
+  if (atWarningLevel(usage, embed.externalUserLimit) && st.externalId !== externalId) {
     c.logger.warn({ directory: dirId, usage, limit: embed.externalUserLimit }, "external users at 90% or more of the account limit");
   }
-  await c.platform.embed.generateSession(req);
+  try {
+    await c.platform.embed.generateSession(req);
+  } catch (err) {
+    // a 4xx answer means the platform refused before writing: the user it did not create must not count
+    if (added && isRefused(err)) await c.usage.release(c.dir.platform.baseUrl, externalId);
+    throw err;
+  }
   if (req.groups?.length) await c.state.trackEmbedGroups(dirId, req.groups);
   await c.state.update(dirId, "user", id, {
     externalId, hash, status: "synced", appliedGroups: JSON.stringify(req.groups), attempts: 0, lastError: undefined,
