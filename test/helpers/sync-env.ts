@@ -3,6 +3,8 @@
  * SCIM app (supertest), and the sync runtime (BullMQ workers + dispatcher) in this process, all on the
  * real Redis under a private key prefix. Directories: `wf` (workforce) and `em` (embed, tenant
  * "em-tenant"), each with its own token; both use the simulator key in env TEST_PLATFORM_KEY.
+ * `directories` adds more (workforce unless they say otherwise, token `<id>-token-1`), e.g. a second
+ * workforce directory with its own platform key to show one directory's trouble never holds another.
  */
 import type { Express } from "express";
 import request from "supertest";
@@ -15,18 +17,22 @@ import { createLogger } from "../../src/observability/logger";
 import { GroupStore, SyncStateStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/sync/runtime";
+import { SyncQueues } from "../../src/sync/queues";
+import { createQueueConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
 
 export const PLATFORM_KEY = "test-platform-key-0001";
 export const SIM_TOKEN = "test-sim-token";
 
 export interface SyncEnvOptions {
-  /** Extra directory settings merged into `wf` / `em`. */
+  /** Extra directory settings merged into `wf` / `em` (`platform` is merged key by key). */
   wf?: Record<string, unknown>;
   em?: Record<string, unknown>;
+  /** More directories: `{ id, ... }`, workforce on the simulator unless overridden (`platform` merged). */
+  directories?: Array<{ id: string } & Record<string, unknown>>;
   /** Simulator config overrides. */
   sim?: Record<string, unknown>;
-  /** Config overrides (sync, scim …). */
+  /** Config overrides (scim …; `sync` is merged over the harness's fast retry settings). */
   config?: Record<string, unknown>;
   /** Start the sync runtime (default true). */
   runtime?: boolean;
@@ -43,7 +49,9 @@ export interface SyncEnv {
   groups: GroupStore;
   state: SyncStateStore;
   runtime?: SyncRuntime;
-  scim(dir: "wf" | "em"): { post(path: string, body: object): request.Test; get(path: string): request.Test; patch(path: string, body: object): request.Test; put(path: string, body: object): request.Test; delete(path: string): request.Test };
+  /** Producer-side queues on the harness's own connection (usable while no runtime runs). */
+  queues: SyncQueues;
+  scim(dir: string): { post(path: string, body: object): request.Test; get(path: string): request.Test; patch(path: string, body: object): request.Test; put(path: string, body: object): request.Test; delete(path: string): request.Test };
   /** The simulator's state (/_sim/state). */
   simState(): Promise<SimStateView>;
   startRuntime(env?: NodeJS.ProcessEnv): Promise<SyncRuntime>;
@@ -71,6 +79,14 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
 
 export const TOKENS = { wf: "wf-token-1", em: "em-token-1" };
 
+/** The SCIM bearer token of a directory of the harness. */
+export function tokenOf(dir: string): string {
+  return (TOKENS as Record<string, string>)[dir] ?? `${dir}-token-1`;
+}
+
+type Settings = Record<string, unknown> | undefined;
+const platformOf = (base: Record<string, unknown>, over: Settings) => ({ ...base, ...(over?.platform as Record<string, unknown> | undefined) });
+
 /** Starts simulator, SCIM app and (by default) the sync runtime. */
 export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   const prefix = testPrefix();
@@ -92,18 +108,22 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },
       log: { level: "silent" },
-      sync: { backoffMs: 100, sweepIntervalMs: 500, attempts: 8 },
       ...o.config,
+      sync: { backoffMs: 100, sweepIntervalMs: 500, attempts: 8, ...(o.config?.sync as Settings) },
       directories: [
-        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", platform, rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf },
+        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf, platform: platformOf(platform, o.wf) },
         {
-          id: "em", tokenHashes: [hashToken(TOKENS.em)], target: "embed", platform, rateLimit: { max: 1000, durationMs: 1000 },
+          id: "em", tokenHashes: [hashToken(TOKENS.em)], target: "embed", rateLimit: { max: 1000, durationMs: 1000 },
           embed: { tenantName: "em-tenant", attributeMapping: [
             { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", name: "department", type: "string" },
             { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber", name: "employeeNumber", type: "number" },
           ] },
           ...o.em,
+          platform: platformOf(platform, o.em),
         },
+        ...(o.directories ?? []).map((d) => ({
+          tokenHashes: [hashToken(tokenOf(d.id))], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...d, platform: platformOf(platform, d),
+        })),
       ],
     },
   });
@@ -114,10 +134,12 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   const state = new SyncStateStore(redis, prefix);
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });
+  const queueConnection = createQueueConnection(config.redis.url);
   const env: SyncEnv = {
     sim, app, config, prefix, redis, users, groups, state,
+    queues: new SyncQueues(queueConnection, config),
     scim: (dir) => {
-      const auth = { Authorization: `Bearer ${TOKENS[dir]}` };
+      const auth = { Authorization: `Bearer ${tokenOf(dir)}` };
       const base = `/scim/v2/${dir}`;
       return {
         post: (p, body) => request(app).post(`${base}${p}`).set(auth).send(body),
@@ -137,6 +159,8 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
     },
     close: async () => {
       await env.runtime?.close();
+      await env.queues.close();
+      queueConnection.disconnect();
       await sim.close();
       await cleanPrefix(redis, prefix);
       const accountKeys = await redis.keys(`${prefix}:acct:*`);
