@@ -1,8 +1,8 @@
 /**
  * Outbox → queue. Reads every directory's outbox stream (`<P>outbox`, written by the store in the same
- * atomic step as the change) through the consumer group `dispatch`, enqueues a reconcile of
- * (directory, kind, id) and only then acks and deletes the entry. Several worker processes share the
- * group, so each entry goes to one of them.
+ * atomic step as the change) through the consumer group `dispatch`, marks a resource the bridge has never
+ * synced `pending`, enqueues a reconcile of (directory, kind, id) and only then acks and deletes the entry.
+ * Several worker processes share the group, so each entry goes to one of them.
  *
  * The sweeper: an entry that a dispatcher read but never acked (it crashed between read and enqueue) stays
  * pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
@@ -11,7 +11,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { DirectoryKeys, type SyncKind } from "../store";
+import { DirectoryKeys, SyncStateStore, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 
 export const DISPATCH_GROUP = "dispatch";
@@ -40,6 +40,7 @@ export class OutboxDispatcher {
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly streams: Map<string, string>;
+  private readonly state: SyncStateStore;
 
   constructor(
     private readonly redis: Redis,
@@ -48,6 +49,7 @@ export class OutboxDispatcher {
     private readonly logger: Logger,
   ) {
     this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
+    this.state = new SyncStateStore(redis, options.keyPrefix);
   }
 
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
@@ -72,16 +74,19 @@ export class OutboxDispatcher {
     await Promise.allSettled(this.loops);
   }
 
-  /** Enqueues then acks a batch of entries of one stream. */
+  /** Marks never-synced resources pending, enqueues, then acks a batch of entries of one stream. */
   private async handle(stream: string, entries: StreamEntry[]): Promise<void> {
     const dir = this.streams.get(stream)!;
     const done: string[] = [];
+    const work: Array<{ kind: SyncKind; id: string }> = [];
     for (const [id, raw] of entries) {
-      if (!raw) { done.push(id); continue; } // deleted meanwhile
-      const f = fieldsOf(raw);
-      if (f.k === "user" || f.k === "group") await this.queues.enqueue(dir, f.k as SyncKind, f.id);
       done.push(id);
+      if (!raw) continue; // deleted meanwhile
+      const f = fieldsOf(raw);
+      if (f.k === "user" || f.k === "group") work.push({ kind: f.k, id: f.id });
     }
+    await this.state.markPending(dir, work);
+    for (const w of work) await this.queues.enqueue(dir, w.kind, w.id);
     if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
   }
 
