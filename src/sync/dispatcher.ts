@@ -8,6 +8,9 @@
  * pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
+ *
+ * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
+ * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -43,7 +46,10 @@ export class OutboxDispatcher {
   private readonly state: SyncStateStore;
 
   constructor(
+    /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
     private readonly redis: Redis,
+    /** Used only for the blocking XREADGROUP. */
+    private readonly blocking: Redis,
     private readonly queues: SyncQueues,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
@@ -94,7 +100,7 @@ export class OutboxDispatcher {
     const keys = [...this.streams.keys()];
     while (this.running) {
       try {
-        const res = (await this.redis.xreadgroup(
+        const res = (await this.blocking.xreadgroup(
           "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
           "STREAMS", ...keys, ...keys.map(() => ">"),
         )) as Array<[string, StreamEntry[]]> | null;

@@ -121,7 +121,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     });
   }
 
-  const dispatcher = new OutboxDispatcher(blocking, queues, {
+  const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
     keyPrefix: prefix, directoryIds: config.directories.map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),
