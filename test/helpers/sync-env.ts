@@ -59,7 +59,11 @@ export interface SyncEnv {
 }
 
 export interface SimStateView {
-  counters: { total: { reads: number; writes: number }; endpoints: Record<string, { reads: number; writes: number }> };
+  counters: {
+    total: { reads: number; writes: number };
+    endpoints: Record<string, { reads: number; writes: number }>;
+    faults: { rateLimited: number; errors: number; dropped: number; outage: number };
+  };
   scim: { users: Array<Record<string, unknown> & { id: string; userName: string; active?: boolean; externalId?: string }>; groups: Array<{ id: string; displayName: string; members: Array<{ value: string }> }> };
   tenants: Record<string, { externalUsers: Record<string, { externalId: string; email?: string; userProfile?: Record<string, unknown>; groups: string[]; userAttributes: Record<string, unknown> }>; groups: Array<{ id: number; name: string }> }>;
   externalUserCount: number;
