@@ -12,11 +12,10 @@ type SimGroup = SimStateView["scim"]["groups"][number];
 
 /** Waits until the resource's sync status is `status`; returns its sync record. */
 export async function waitStatus(e: SyncEnv, dir: string, kind: SyncKind, id: string, status: SyncStatus, timeoutMs = 15000): Promise<SyncRecord> {
-  const st = await waitFor(async () => {
+  return waitFor(async () => {
     const s = await e.state.get(dir, kind, id);
     return s.status === status ? s : undefined;
   }, timeoutMs, `${dir} ${kind} ${id} to be ${status}`);
-  return st!;
 }
 
 /** Waits until every id is `synced`. */
