@@ -49,6 +49,25 @@ export async function reconcileJobs(e: SyncEnv, dir: string, kind: SyncKind, id:
   return jobs.filter((j) => j && j.name === "reconcile" && j.data.kind === kind && j.data.id === id);
 }
 
+/**
+ * Waits until `n` reconcile jobs of the resource are in `state` and returns them. The sync state is written
+ * inside the job, so a resource shows `synced` (or `failed`) a moment before its job is completed.
+ */
+export async function waitReconcileJobs(e: SyncEnv, dir: string, kind: SyncKind, id: string, n = 1, state: "completed" | "failed" = "completed"): Promise<Job[]> {
+  return waitFor(async () => {
+    const jobs = await reconcileJobs(e, dir, kind, id, [state]);
+    return jobs.length >= n ? jobs : undefined;
+  }, 5000, `${n} ${state} reconcile job(s) of ${dir} ${kind} ${id}`);
+}
+
+/** Waits until the directory's queue has no active, waiting or delayed job. */
+export async function waitIdle(e: SyncEnv, dir: string, timeoutMs = 10000): Promise<void> {
+  await waitFor(async () => {
+    const c = await e.queues.queue(dir).getJobCounts("active", "waiting", "delayed", "prioritized");
+    return Object.values(c).every((x) => x === 0);
+  }, timeoutMs, `the ${dir} queue to drain`);
+}
+
 /** Creates a SCIM user in `dir` and returns its id (asserting 201). */
 export async function createUser(e: SyncEnv, dir: string, userName: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await e.scim(dir).post("/Users", userBody(userName, extra));

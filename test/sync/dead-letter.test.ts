@@ -5,7 +5,7 @@
  * SCIM paths until its admin allows it. Validation: 409s on renames onto names the platform already has.
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createGroup, createUser, reconcileJobs, simGroup, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
+import { createGroup, createUser, simGroup, simUser, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { retryFailed } from "../../src/sync/directory-control";
 
 const SCOPED = "test-platform-key-scoped";
@@ -39,7 +39,7 @@ describe("dead letters", () => {
       expect(st).toMatchObject({ lastError: FORBIDDEN, attempts: 1 });
     }
     expect((await e.state.inStatus("wf-scoped", "failed")).map((x) => x.id).sort()).toEqual([a, b].sort());
-    const [job] = await reconcileJobs(e, "wf-scoped", "user", a, ["failed"]);
+    const [job] = await waitReconcileJobs(e, "wf-scoped", "user", a, 1, "failed");
     expect(job).toMatchObject({ failedReason: FORBIDDEN, attemptsMade: 1 });
     expect(await e.queues.queue("wf-scoped").isPaused()).toBe(false); // an item failure, not a directory pause
 

@@ -6,7 +6,7 @@
  */
 import type { Job } from "bullmq";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, reconcileJobs, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
+import { createUser, reconcileJobs, simUser, waitAllSynced, waitIdle, waitStatus } from "../helpers/sync-wait";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/sync/runtime";
 
@@ -15,11 +15,6 @@ beforeAll(async () => { e = await startSyncEnv(); });
 afterAll(async () => e.close());
 afterEach(() => { e.sim.setFaults({}); });
 
-const idle = async (dir = "wf") => {
-  const q = e.queues.queue(dir);
-  const c = await q.getJobCounts("active", "waiting", "delayed", "prioritized");
-  return Object.values(c).every((n) => n === 0);
-};
 const posts = async () => (await e.simState()).counters.endpoints["POST /scim/v2/Users"]?.writes ?? 0;
 
 describe("reconcile jobs of one resource", () => {
@@ -29,7 +24,7 @@ describe("reconcile jobs of one resource", () => {
     const id = await createUser(e, "wf", "dup@example.com");
     await Promise.all(Array.from({ length: 50 }, () => e.queues.enqueue("wf", "user", id)));
     await waitStatus(e, "wf", "user", id, "synced");
-    await waitFor(() => idle(), 10000, "the queue to drain");
+    await waitIdle(e, "wf");
 
     const jobs = await reconcileJobs(e, "wf", "user", id);
     expect(jobs.length).toBeGreaterThanOrEqual(1);
@@ -49,7 +44,7 @@ describe("reconcile jobs of one resource", () => {
     expect(await reconcileJobs(e, "wf", "user", id, ["active"])).toHaveLength(1); // the changes landed during it
 
     await waitFor(async () => (await simUser(e, "during@example.com"))?.displayName === "v4", 10000, "the latest state on the platform");
-    await waitFor(() => idle(), 10000, "the queue to drain");
+    await waitIdle(e, "wf");
     expect(await reconcileJobs(e, "wf", "user", id)).toHaveLength(2);
     expect((await e.state.get("wf", "user", id)).status).toBe("synced");
   });
@@ -65,7 +60,7 @@ describe("reconcile jobs of one resource", () => {
         await new Promise((r) => setTimeout(r, 60));
       }
       await waitAllSynced(e, "wf", "user", ids);
-      await waitFor(() => idle(), 15000, "the queue to drain");
+      await waitIdle(e, "wf", 15000);
 
       let overlaps = 0;
       let reconciles = 0;

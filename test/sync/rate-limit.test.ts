@@ -5,7 +5,7 @@
  * per job, so a 429 that spent an attempt would fail jobs. `wf2` has its own key and must not wait.
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, reconcileJobs, waitAllSynced } from "../helpers/sync-wait";
+import { createUser, reconcileJobs, waitAllSynced, waitIdle } from "../helpers/sync-wait";
 
 const KEY2 = "test-platform-key-0002";
 let e: SyncEnv;
@@ -46,6 +46,7 @@ describe("a 429 storm", () => {
     expect(otherMs).toBeLessThan(1000);
 
     await waitAllSynced(e, "wf", "user", ids, 30000);
+    await waitIdle(e, "wf");
     const s = await e.simState();
     expect(s.counters.faults.rateLimited).toBeGreaterThan(0);
     expect(await e.queues.queue("wf").getFailedCount()).toBe(0);

@@ -4,7 +4,7 @@
  * A reconcile whose computed payload equals the last applied one makes no call."
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, reconcileJobs, simUser, sleep, waitStatus } from "../helpers/sync-wait";
+import { createUser, simUser, sleep, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { payloadHash } from "../../src/sync/mapping/payload-hash";
 import { workforceUserPayload } from "../../src/sync/mapping/workforce-user";
 
@@ -50,7 +50,7 @@ describe("sync state of a workforce user", () => {
     const st = await waitStatus(e, "wf", "user", id, "synced", 10000);
     expect(st.attempts).toBe(0);
     expect(st.lastError).toBeUndefined();
-    const [job] = await reconcileJobs(e, "wf", "user", id);
+    const [job] = await waitReconcileJobs(e, "wf", "user", id);
     expect(job.attemptsMade).toBe(2); // the failed attempt and the one that synced
   });
 
@@ -76,13 +76,12 @@ describe("sync state of a workforce user", () => {
   it("should make no platform call when the desired state changes but the payload does not (an unmapped attribute)", async () => {
     const id = await createUser(e, "wf", "state.quiet@example.com");
     const st = await waitStatus(e, "wf", "user", id, "synced");
-    await waitFor(async () => (await reconcileJobs(e, "wf", "user", id)).length === 1);
+    await waitReconcileJobs(e, "wf", "user", id, 1);
     const calls = (await e.simState()).counters.total;
 
     const res = await e.scim("wf").patch(`/Users/${id}`, { Operations: [{ op: "add", path: `${ENTERPRISE}:department`, value: "Finance" }] });
     expect(res.status).toBe(200);
-    await waitFor(async () => (await reconcileJobs(e, "wf", "user", id)).length === 2, 5000, "the second reconcile");
-    const [latest] = (await reconcileJobs(e, "wf", "user", id)).sort((a, b) => b.timestamp - a.timestamp);
+    const [latest] = (await waitReconcileJobs(e, "wf", "user", id, 2)).sort((a, b) => b.timestamp - a.timestamp);
     expect(latest.returnvalue).toBe("unchanged");
     await sleep(100);
     expect((await e.simState()).counters.total).toEqual(calls);

@@ -4,7 +4,7 @@
  * (sync.backoffMs 100 here: 50–100 ms, then 100–200 ms, …) until everything syncs; none fails.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createGroup, createUser, reconcileJobs, simGroup, waitAllSynced } from "../helpers/sync-wait";
+import { createGroup, createUser, simGroup, waitAllSynced, waitReconcileJobs } from "../helpers/sync-wait";
 
 let e: SyncEnv;
 beforeAll(async () => {
@@ -42,7 +42,7 @@ describe("transient failures", () => {
     // backoff after attempt 1 ≥ 50 ms and after attempt 2 ≥ 100 ms
     expect(Date.parse(retries[1].at!) - Date.parse(retries[0].at!)).toBeGreaterThanOrEqual(50);
     expect(Date.parse(synced.syncedAt!) - Date.parse(retries[1].at!)).toBeGreaterThanOrEqual(100);
-    expect((await reconcileJobs(e, "wf", "user", id))[0].attemptsMade).toBe(3);
+    expect((await waitReconcileJobs(e, "wf", "user", id))[0].attemptsMade).toBe(3);
   });
 
   it("should retry a dropped connection and sync", async () => {
