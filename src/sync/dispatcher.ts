@@ -42,6 +42,8 @@ function fieldsOf(raw: string[]): Record<string, string> {
 export class OutboxDispatcher {
   private running = false;
   private loops: Promise<void>[] = [];
+  /** Ends the sweeper's wait between sweeps early (set while it waits). */
+  private wakeSweeper?: () => void;
   private readonly streams: Map<string, string>;
   private readonly state: SyncStateStore;
 
@@ -75,8 +77,10 @@ export class OutboxDispatcher {
     this.loops = [this.readLoop(), this.sweepLoop()];
   }
 
+  /** Stops both loops: the sweeper at once, the reader after its current blocking read (≤ blockMs). */
   async stop(): Promise<void> {
     this.running = false;
+    this.wakeSweeper?.();
     await Promise.allSettled(this.loops);
   }
 
@@ -134,7 +138,11 @@ export class OutboxDispatcher {
 
   private async sweepLoop(): Promise<void> {
     while (this.running) {
-      await new Promise((r) => setTimeout(r, this.options.sweepIntervalMs));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.sweepIntervalMs);
+        this.wakeSweeper = () => { clearTimeout(timer); resolve(); };
+      });
+      this.wakeSweeper = undefined;
       if (!this.running) return;
       await this.sweep().catch((err: Error) => this.logger.warn({ err: { message: err.message } }, "sweep failed"));
     }
