@@ -37,4 +37,17 @@ describe("SyncRuntime.close", () => {
     await e.startRuntime();
     await waitStatus(e, "wf", "user", queued, "synced", 5000);
   });
+
+  it("should not wait out the sweeper's interval: an idle runtime closes within about one outbox read", async () => {
+    const slowSweep = await startSyncEnv({ config: { sync: { sweepIntervalMs: 5000 } } });
+    try {
+      await sleep(200);
+      const started = Date.now();
+      await slowSweep.runtime!.close();
+      slowSweep.runtime = undefined;
+      expect(Date.now() - started).toBeLessThan(1500); // the blocking outbox read lasts up to 1 s
+    } finally {
+      await slowSweep.close();
+    }
+  });
 });
