@@ -1,10 +1,12 @@
 /**
  * Issue 4 §5: "Transient errors retry with exponential backoff and jitter". Injected 5xx answers and dropped
  * connections (socket destroyed without an answer) are retried by BullMQ with the bridge backoff
- * (sync.backoffMs 100 here: 50–100 ms, then 100–200 ms, …) until everything syncs; none fails.
+ * (sync.backoffMs 100 here: 50–100 ms, then 100–200 ms, …) until everything syncs; none fails. Past
+ * the last attempt (sync.attempts) the item is failed, with the platform's last message, until replayed.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createGroup, createUser, simGroup, waitAllSynced, waitReconcileJobs } from "../helpers/sync-wait";
+import { createGroup, createUser, simGroup, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
+import { retryFailed } from "../../src/sync/directory-control";
 
 let e: SyncEnv;
 beforeAll(async () => {
@@ -79,5 +81,27 @@ describe("transient failures", () => {
     const counts = await e.state.counts("wf");
     expect(counts.failed).toBe(0);
     expect(counts.pending).toBe(0);
+  });
+});
+
+describe("transient failures past the last attempt", () => {
+  let short: SyncEnv;
+  beforeAll(async () => { short = await startSyncEnv({ config: { sync: { attempts: 2 } } }); });
+  afterAll(async () => short.close());
+
+  it("should mark the item failed with the platform's last message, keep it listed, and sync it on request", async () => {
+    short.sim.setFaults({ errors: { rate: 1, statuses: [502] } });
+    const id = await createUser(short, "wf", "exhausted@example.com");
+    const failed = await waitStatus(short, "wf", "user", id, "failed", 5000);
+    expect(failed).toMatchObject({ attempts: 2, lastError: "simulated 502" });
+    const [job] = await waitReconcileJobs(short, "wf", "user", id, 1, "failed");
+    expect(job).toMatchObject({ attemptsMade: 2, failedReason: "simulated 502" });
+    expect(await short.state.inStatus("wf", "failed")).toEqual([{ kind: "user", id }]);
+
+    short.sim.setFaults({});
+    await retryFailed(short.state, "wf", (kind, rid) => short.queues.enqueue("wf", kind, rid));
+    const st = await waitStatus(short, "wf", "user", id, "synced", 5000);
+    expect(st).toMatchObject({ attempts: 0 });
+    expect(st.lastError).toBeUndefined();
   });
 });
