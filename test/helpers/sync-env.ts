@@ -14,11 +14,10 @@ import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/scim/auth";
 import { createLogger } from "../../src/observability/logger";
-import { GroupStore, SyncStateStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
+import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/sync/runtime";
 import { SyncQueues } from "../../src/sync/queues";
-import { createQueueConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
 
 export const PLATFORM_KEY = "test-platform-key-0001";
