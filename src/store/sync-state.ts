@@ -13,6 +13,8 @@
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
  *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/shared-rate-limiter.ts)
  * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.
+ * `pending` means not on the platform as the IdP wants it yet: never applied (set when its first change
+ * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.
  */
 import type { Redis } from "ioredis";
 import { DirectoryKeys } from "./keys";
@@ -54,6 +56,16 @@ function parseRecord(h: Record<string, string>): SyncRecord {
 function k(kind: SyncKind): string {
   return kind === "user" ? "u" : "g";
 }
+
+/*
+  KEYS[1] the resource's sync-state hash, KEYS[2] the pending status set; ARGV[1] "<k>:<id>", ARGV[2] now
+  Marks a resource pending unless it already has a status. Output: 1 when marked, else 0.
+*/
+const MARK_PENDING = `
+if redis.call('HSETNX', KEYS[1], 'st', 'pending') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 't', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1`;
 
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
@@ -127,6 +139,18 @@ export class SyncStateStore {
     if (set.length) multi.hset(key, ...set);
     if (del.length) multi.hdel(key, ...del);
     await multi.exec();
+  }
+
+  /**
+   * Marks resources the bridge has no sync state for yet as `pending` (a resource that has a status keeps
+   * it until its reconcile settles, so the reconcilers' "payload equals the last applied" checks hold).
+   */
+  async markPending(dir: string, items: Array<{ kind: SyncKind; id: string }>): Promise<void> {
+    if (!items.length) return;
+    const pipe = this.redis.pipeline();
+    const now = new Date().toISOString();
+    for (const it of items) pipe.eval(MARK_PENDING, 2, this.key(dir, it.kind, it.id), this.statusKey(dir, "pending"), `${k(it.kind)}:${it.id}`, now);
+    await pipe.exec();
   }
 
   /** Forgets a resource (after it is gone from both sides). */

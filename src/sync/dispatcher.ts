@@ -1,17 +1,20 @@
 /**
  * Outbox → queue. Reads every directory's outbox stream (`<P>outbox`, written by the store in the same
- * atomic step as the change) through the consumer group `dispatch`, enqueues a reconcile of
- * (directory, kind, id) and only then acks and deletes the entry. Several worker processes share the
- * group, so each entry goes to one of them.
+ * atomic step as the change) through the consumer group `dispatch`, marks a resource the bridge has never
+ * synced `pending`, enqueues a reconcile of (directory, kind, id) and only then acks and deletes the entry.
+ * Several worker processes share the group, so each entry goes to one of them.
  *
  * The sweeper: an entry that a dispatcher read but never acked (it crashed between read and enqueue) stays
  * pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
+ *
+ * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
+ * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { DirectoryKeys, type SyncKind } from "../store";
+import { DirectoryKeys, SyncStateStore, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 
 export const DISPATCH_GROUP = "dispatch";
@@ -39,15 +42,22 @@ function fieldsOf(raw: string[]): Record<string, string> {
 export class OutboxDispatcher {
   private running = false;
   private loops: Promise<void>[] = [];
+  /** Ends the sweeper's wait between sweeps early (set while it waits). */
+  private wakeSweeper?: () => void;
   private readonly streams: Map<string, string>;
+  private readonly state: SyncStateStore;
 
   constructor(
+    /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
     private readonly redis: Redis,
+    /** Used only for the blocking XREADGROUP. */
+    private readonly blocking: Redis,
     private readonly queues: SyncQueues,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
   ) {
     this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
+    this.state = new SyncStateStore(redis, options.keyPrefix);
   }
 
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
@@ -67,21 +77,26 @@ export class OutboxDispatcher {
     this.loops = [this.readLoop(), this.sweepLoop()];
   }
 
+  /** Stops both loops: the sweeper at once, the reader after its current blocking read (≤ blockMs). */
   async stop(): Promise<void> {
     this.running = false;
+    this.wakeSweeper?.();
     await Promise.allSettled(this.loops);
   }
 
-  /** Enqueues then acks a batch of entries of one stream. */
+  /** Marks never-synced resources pending, enqueues, then acks a batch of entries of one stream. */
   private async handle(stream: string, entries: StreamEntry[]): Promise<void> {
     const dir = this.streams.get(stream)!;
     const done: string[] = [];
+    const work: Array<{ kind: SyncKind; id: string }> = [];
     for (const [id, raw] of entries) {
-      if (!raw) { done.push(id); continue; } // deleted meanwhile
-      const f = fieldsOf(raw);
-      if (f.k === "user" || f.k === "group") await this.queues.enqueue(dir, f.k as SyncKind, f.id);
       done.push(id);
+      if (!raw) continue; // deleted meanwhile
+      const f = fieldsOf(raw);
+      if (f.k === "user" || f.k === "group") work.push({ kind: f.k, id: f.id });
     }
+    await this.state.markPending(dir, work);
+    for (const w of work) await this.queues.enqueue(dir, w.kind, w.id);
     if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
   }
 
@@ -89,7 +104,7 @@ export class OutboxDispatcher {
     const keys = [...this.streams.keys()];
     while (this.running) {
       try {
-        const res = (await this.redis.xreadgroup(
+        const res = (await this.blocking.xreadgroup(
           "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
           "STREAMS", ...keys, ...keys.map(() => ">"),
         )) as Array<[string, StreamEntry[]]> | null;
@@ -123,7 +138,11 @@ export class OutboxDispatcher {
 
   private async sweepLoop(): Promise<void> {
     while (this.running) {
-      await new Promise((r) => setTimeout(r, this.options.sweepIntervalMs));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.sweepIntervalMs);
+        this.wakeSweeper = () => { clearTimeout(timer); resolve(); };
+      });
+      this.wakeSweeper = undefined;
       if (!this.running) return;
       await this.sweep().catch((err: Error) => this.logger.warn({ err: { message: err.message } }, "sweep failed"));
     }

@@ -115,8 +115,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
         });
       }
     };
+    // a crashed worker's jobs are found by the stalled check, which runs every stalledInterval (BullMQ's
+    // default is 30 s whatever the lock): check as often as the lock lasts, so they move on within ~2 locks
     const worker = new Worker(queueName(dir.id), processor, {
-      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
+      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency,
+      lockDuration: config.sync.lockDurationMs, stalledInterval: config.sync.lockDurationMs,
       settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs) },
     });
     worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
@@ -143,7 +146,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }).catch(() => undefined);
   }
 
-  const dispatcher = new OutboxDispatcher(blocking, queues, {
+  const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
     keyPrefix: prefix, directoryIds: config.directories.map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),

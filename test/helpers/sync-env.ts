@@ -3,6 +3,8 @@
  * SCIM app (supertest), and the sync runtime (BullMQ workers + dispatcher) in this process, all on the
  * real Redis under a private key prefix. Directories: `wf` (workforce) and `em` (embed, tenant
  * "em-tenant"), each with its own token; both use the simulator key in env TEST_PLATFORM_KEY.
+ * `directories` adds more (workforce unless they say otherwise, token `<id>-token-1`), e.g. a second
+ * workforce directory with its own platform key to show one directory's trouble never holds another.
  */
 import type { Express } from "express";
 import request from "supertest";
@@ -12,21 +14,24 @@ import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/scim/auth";
 import { createLogger } from "../../src/observability/logger";
-import { GroupStore, SyncStateStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
+import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/sync/runtime";
+import { SyncQueues } from "../../src/sync/queues";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
 
 export const PLATFORM_KEY = "test-platform-key-0001";
 export const SIM_TOKEN = "test-sim-token";
 
 export interface SyncEnvOptions {
-  /** Extra directory settings merged into `wf` / `em` (`platform` merges key by key: baseUrl stays the simulator's). */
+  /** Extra directory settings merged into `wf` / `em` (`platform` is merged key by key). */
   wf?: Record<string, unknown>;
   em?: Record<string, unknown>;
+  /** More directories: `{ id, ... }`, workforce on the simulator unless overridden (`platform` merged). */
+  directories?: Array<{ id: string } & Record<string, unknown>>;
   /** Simulator config overrides. */
   sim?: Record<string, unknown>;
-  /** Config overrides (sync, scim …). */
+  /** Config overrides (scim …; `sync` is merged over the harness's fast retry settings). */
   config?: Record<string, unknown>;
   /** Start the sync runtime (default true). */
   runtime?: boolean;
@@ -43,7 +48,9 @@ export interface SyncEnv {
   groups: GroupStore;
   state: SyncStateStore;
   runtime?: SyncRuntime;
-  scim(dir: "wf" | "em"): { post(path: string, body: object): request.Test; get(path: string): request.Test; patch(path: string, body: object): request.Test; put(path: string, body: object): request.Test; delete(path: string): request.Test };
+  /** Producer-side queues on the harness's own connection (usable while no runtime runs). */
+  queues: SyncQueues;
+  scim(dir: string): { post(path: string, body: object): request.Test; get(path: string): request.Test; patch(path: string, body: object): request.Test; put(path: string, body: object): request.Test; delete(path: string): request.Test };
   /** The simulator's state (/_sim/state). */
   simState(): Promise<SimStateView>;
   startRuntime(env?: NodeJS.ProcessEnv): Promise<SyncRuntime>;
@@ -51,19 +58,23 @@ export interface SyncEnv {
 }
 
 export interface SimStateView {
-  counters: { total: { reads: number; writes: number }; endpoints: Record<string, { reads: number; writes: number }>; faults: Record<string, number> };
+  counters: {
+    total: { reads: number; writes: number };
+    endpoints: Record<string, { reads: number; writes: number }>;
+    faults: { rateLimited: number; errors: number; dropped: number; outage: number };
+  };
   scim: { users: Array<Record<string, unknown> & { id: string; userName: string; active?: boolean; externalId?: string }>; groups: Array<{ id: string; displayName: string; members: Array<{ value: string }> }> };
   tenants: Record<string, { externalUsers: Record<string, { externalId: string; email?: string; userProfile?: Record<string, unknown>; groups: string[]; userAttributes: Record<string, unknown> }>; groups: Array<{ id: number; name: string }>; attributeDefinitions: Array<{ id: number; name: string; type: string }> }>;
   externalUserCount: number;
 }
 
 /** Polls `fn` until it returns a truthy value (returned) or `timeoutMs` passes (throws with the last value). */
-export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, what = "condition"): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, what = "condition"): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
     last = await fn();
-    if (last) return last;
+    if (last) return last as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -83,6 +94,14 @@ export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000):
 }
 
 export const TOKENS = { wf: "wf-token-1", em: "em-token-1" };
+
+/** The SCIM bearer token of a directory of the harness. */
+export function tokenOf(dir: string): string {
+  return (TOKENS as Record<string, string>)[dir] ?? `${dir}-token-1`;
+}
+
+type Settings = Record<string, unknown> | undefined;
+const platformOf = (base: Record<string, unknown>, over: Settings) => ({ ...base, ...(over?.platform as Record<string, unknown> | undefined) });
 
 /** Starts simulator, SCIM app and (by default) the sync runtime. */
 export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
@@ -105,10 +124,10 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },
       log: { level: "silent" },
-      sync: { backoffMs: 100, sweepIntervalMs: 500, attempts: 8 },
       ...o.config,
+      sync: { backoffMs: 100, sweepIntervalMs: 500, attempts: 8, ...(o.config?.sync as Settings) },
       directories: [
-        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf, platform: { ...platform, ...(o.wf?.platform as object) } },
+        { id: "wf", tokenHashes: [hashToken(TOKENS.wf)], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...o.wf, platform: platformOf(platform, o.wf) },
         {
           id: "em", tokenHashes: [hashToken(TOKENS.em)], target: "embed", rateLimit: { max: 1000, durationMs: 1000 },
           embed: { tenantName: "em-tenant", attributeMapping: [
@@ -116,8 +135,11 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
             { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber", name: "employeeNumber", type: "number" },
           ] },
           ...o.em,
-          platform: { ...platform, ...(o.em?.platform as object) },
+          platform: platformOf(platform, o.em),
         },
+        ...(o.directories ?? []).map((d) => ({
+          tokenHashes: [hashToken(tokenOf(d.id))], target: "workforce", rateLimit: { max: 1000, durationMs: 1000 }, ...d, platform: platformOf(platform, d),
+        })),
       ],
     },
   });
@@ -128,10 +150,12 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   const state = new SyncStateStore(redis, prefix);
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });
+  const queueConnection = createQueueConnection(config.redis.url);
   const env: SyncEnv = {
     sim, app, config, prefix, redis, users, groups, state,
+    queues: new SyncQueues(queueConnection, config),
     scim: (dir) => {
-      const auth = { Authorization: `Bearer ${TOKENS[dir]}` };
+      const auth = { Authorization: `Bearer ${tokenOf(dir)}` };
       const base = `/scim/v2/${dir}`;
       return {
         post: (p, body) => request(app).post(`${base}${p}`).set(auth).send(body),
@@ -151,6 +175,8 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
     },
     close: async () => {
       await env.runtime?.close();
+      await env.queues.close();
+      queueConnection.disconnect();
       await sim.close();
       await cleanPrefix(redis, prefix);
       const accountKeys = await redis.keys(`${prefix}:acct:*`);

@@ -3,7 +3,9 @@
  * displayName), renamed when its name changes, deleted when the IdP deletes it. Memberships are applied
  * as deltas in batches (the client's `memberBatchSize`) against the set already applied, and only for
  * users that exist on the platform: a member whose user has no platform id yet is left pending, and the
- * user's own reconcile asks for this group again once it has one.
+ * user's own reconcile asks for this group again once it has one. A deactivated user (`active=false`) is
+ * not a member on the platform (DESIGN §2: "deactivated on the platform … removed from groups"); the
+ * user's reconcile asks for its groups again when it is deactivated or reactivated.
  */
 import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
@@ -64,8 +66,9 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
     applied = new Set(await c.state.members(appliedKey));
   }
 
-  // memberships: users only (the platform's groups hold users), as deltas against what is applied
-  const desiredMembers = (await c.users.find(dirId, "id", await c.groups.memberValues(dirId, id))).map((u) => u.id);
+  // memberships: active users only (the platform's groups hold users), as deltas against what is applied
+  const desiredMembers = (await c.users.find(dirId, "id", await c.groups.memberValues(dirId, id)))
+    .filter((u) => u.body.active !== false).map((u) => u.id);
   const desiredSet = new Set(desiredMembers);
   let toAdd = desiredMembers.filter((m) => !applied.has(m));
   let toRemove = [...applied].filter((m) => !desiredSet.has(m));

@@ -73,12 +73,19 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
       platformId = existing.id;
     }
   }
+  const status = payload.active === false ? "deprovisioned" : "synced";
   await c.state.update(dirId, "user", id, {
-    platformId, hash, status: payload.active === false ? "deprovisioned" : "synced",
+    platformId, hash, status,
     attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
-  // memberships that waited for this user's platform id can be applied now
-  if (platformId !== st.platformId) for (const g of desired.groups) await c.enqueue("group", g.value);
+  // memberships that waited for this user's platform id can be applied now, and a deactivation or
+  // reactivation takes the user out of or back into its platform groups. The groups are read again after
+  // the state write: a group that took the user in after `desired` was read, and reconciled before the
+  // platform id was written, would otherwise wait for a member nobody tells it about.
+  if (platformId !== st.platformId || st.status !== status) {
+    const groups = (await c.users.get(dirId, id))?.groups ?? desired.groups;
+    for (const g of groups) await c.enqueue("group", g.value);
+  }
   if (payload.active === false && outcome === "updated") return "deactivated";
   return outcome;
 }

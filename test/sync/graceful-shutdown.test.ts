@@ -1,0 +1,53 @@
+/**
+ * Issue 4 §7: "Graceful shutdown finishes or hands back active jobs." `runtime.close()` while a reconcile
+ * waits on the (slow) platform resolves only after that reconcile completed; work not started yet stays
+ * queued for the next runtime. The directory runs one reconcile at a time, so the second user waits.
+ */
+import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
+import { createUser, reconcileJobs, simUser, sleep, waitStatus } from "../helpers/sync-wait";
+
+let e: SyncEnv;
+beforeAll(async () => { e = await startSyncEnv({ wf: { concurrency: 1 } }); });
+afterAll(async () => e.close());
+
+describe("SyncRuntime.close", () => {
+  it("should finish the active reconcile before resolving and leave queued ones for the next runtime", async () => {
+    e.sim.setFaults({ latency: { fixedMs: 600 } });
+    const active = await createUser(e, "wf", "finishing@example.com");
+    await waitFor(async () => (await reconcileJobs(e, "wf", "user", active, ["active"])).length === 1, 5000, "an active reconcile");
+    const queued = await createUser(e, "wf", "queued@example.com");
+    await waitFor(async () => (await reconcileJobs(e, "wf", "user", queued, ["wait"])).length === 1, 5000, "a waiting reconcile");
+
+    const runtime = e.runtime!;
+    e.runtime = undefined;
+    await runtime.close();
+
+    // resolved only once the active job was done: synced on both sides and completed in BullMQ
+    expect((await e.state.get("wf", "user", active)).status).toBe("synced");
+    expect(await simUser(e, "finishing@example.com")).toBeDefined();
+    expect(await reconcileJobs(e, "wf", "user", active)).toHaveLength(1);
+    expect(await reconcileJobs(e, "wf", "user", active, ["active", "failed"])).toHaveLength(0);
+
+    // the queued one was not started and is still there
+    await sleep(300);
+    expect((await e.state.get("wf", "user", queued)).status).toBe("pending");
+    expect(await reconcileJobs(e, "wf", "user", queued, ["wait"])).toHaveLength(1);
+
+    e.sim.setFaults({});
+    await e.startRuntime();
+    await waitStatus(e, "wf", "user", queued, "synced", 5000);
+  });
+
+  it("should not wait out the sweeper's interval: an idle runtime closes within about one outbox read", async () => {
+    const slowSweep = await startSyncEnv({ config: { sync: { sweepIntervalMs: 5000 } } });
+    try {
+      await sleep(200);
+      const started = Date.now();
+      await slowSweep.runtime!.close();
+      slowSweep.runtime = undefined;
+      expect(Date.now() - started).toBeLessThan(1500); // the blocking outbox read lasts up to 1 s
+    } finally {
+      await slowSweep.close();
+    }
+  });
+});
