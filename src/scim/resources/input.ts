@@ -5,6 +5,7 @@
  */
 import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
+import { assertNoControlCharacters } from "../control-characters";
 import { coerceObject } from "../dialects/coerce-values";
 import { setupScimmy } from "../schemas";
 
@@ -22,6 +23,7 @@ function coerce(kind: "User" | "Group", raw: Json): Json {
     const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
     delete body.id;
     delete body.meta;
+    assertNoControlCharacters(body);
     return body;
   } catch (err) {
     if (err instanceof ScimError) throw err;
@@ -58,6 +60,7 @@ export function memberList(raw: unknown): Array<{ value: string; display?: strin
     const value = m && typeof m === "object" ? (m as Json).value : undefined;
     if (typeof value !== "string" || !value) throw new ScimError(400, "invalidValue", "every member needs a string \"value\" (the member's id)");
     const display = (m as Json).display;
+    assertNoControlCharacters(display, "members.display");
     return { value, ...(typeof display === "string" && display ? { display } : {}) };
   });
 }

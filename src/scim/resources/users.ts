@@ -8,6 +8,7 @@ import SCIMMY from "scimmy";
 import { StorePreconditionError, type UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
+import { assertNoControlCharacters } from "../control-characters";
 import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
 import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
 import { project } from "../query/attributes";
@@ -69,7 +70,9 @@ async function applyPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json 
   delete body.id;
   delete body.meta;
   delete body.groups;
-  return JSON.stringify(body) === JSON.stringify(rec.body) ? undefined : body;
+  if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
+  assertNoControlCharacters(body);
+  return body;
 }
 
 /** The /Users router (mounted under the directory router). */
