@@ -16,6 +16,18 @@ function requireObject(raw: unknown, what: string): Json {
   return raw as Json;
 }
 
+/**
+ * Checks a body about to be stored (after coercion, or after a PATCH was applied): control characters
+ * (control-characters.ts) and a non-blank name. [RFC7643§4.1.1](https://datatracker.ietf.org/doc/html/rfc7643#section-4.1.1):
+ * "Each User MUST include a non-empty userName value"; §4.2: a Group's displayName is "REQUIRED". SCIMMY
+ * accepts "" for both, which took the empty userName in the unique index.
+ */
+export function checkBody(kind: "User" | "Group", body: Json): void {
+  assertNoControlCharacters(body);
+  const name = kind === "User" ? "userName" : "displayName";
+  if (typeof body[name] !== "string" || !(body[name] as string).trim()) throw new ScimError(400, "invalidValue", `${name} must be a non-empty string`);
+}
+
 function coerce(kind: "User" | "Group", raw: Json): Json {
   setupScimmy();
   try {
@@ -23,7 +35,7 @@ function coerce(kind: "User" | "Group", raw: Json): Json {
     const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
     delete body.id;
     delete body.meta;
-    assertNoControlCharacters(body);
+    checkBody(kind, body);
     return body;
   } catch (err) {
     if (err instanceof ScimError) throw err;

@@ -8,14 +8,13 @@ import SCIMMY from "scimmy";
 import { StorePreconditionError, type UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
-import { assertNoControlCharacters } from "../control-characters";
 import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
 import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
 import { project } from "../query/attributes";
 import { listUsers } from "../query/list";
 import { PATCH_SCHEMA, setupScimmy } from "../schemas";
 import { expectedVersion, notModified } from "./conditional";
-import { userBody } from "./input";
+import { checkBody, userBody } from "./input";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
 import { sendList, sendResource } from "./respond";
@@ -71,7 +70,7 @@ async function applyPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json 
   delete body.meta;
   delete body.groups;
   if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
-  assertNoControlCharacters(body);
+  checkBody("User", body);
   return body;
 }
 
