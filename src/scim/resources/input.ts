@@ -7,7 +7,7 @@ import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
 import { assertNoControlCharacters } from "../control-characters";
 import { coerceObject } from "../dialects/coerce-values";
-import { setupScimmy } from "../schemas";
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +28,20 @@ export function checkBody(kind: "User" | "Group", body: Json): void {
   if (typeof body[name] !== "string" || !(body[name] as string).trim()) throw new ScimError(400, "invalidValue", `${name} must be a non-empty string`);
 }
 
+const OWN_SCHEMAS = { User: [USER_SCHEMA, ENTERPRISE_SCHEMA], Group: [GROUP_SCHEMA] };
+
+/**
+ * `schemas` without URIs the resource type does not have (SCIMMY keeps whatever else was sent, and an
+ * IdP's unknown extension's attributes are dropped anyway). [RFC7643§3](https://datatracker.ietf.org/doc/html/rfc7643#section-3):
+ * "The "schemas" attribute for a resource MUST only contain values defined as "schema" and
+ * "schemaExtensions" for the resource's defined "resourceType"."
+ */
+function ownSchemas(kind: "User" | "Group", schemas: unknown): unknown {
+  if (!Array.isArray(schemas)) return schemas;
+  const own = OWN_SCHEMAS[kind];
+  return schemas.filter((u) => typeof u === "string" && own.some((o) => o.toLowerCase() === u.toLowerCase()));
+}
+
 function coerce(kind: "User" | "Group", raw: Json): Json {
   setupScimmy();
   try {
@@ -35,6 +49,7 @@ function coerce(kind: "User" | "Group", raw: Json): Json {
     const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
     delete body.id;
     delete body.meta;
+    body.schemas = ownSchemas(kind, body.schemas);
     checkBody(kind, body);
     return body;
   } catch (err) {
