@@ -11,6 +11,8 @@
  *   GET  /admin/directories/:id/resync                   its progress and final summary
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
  * A form POST from the status page is answered with a redirect back to it.
+ * Wrong admin tokens (header or sign-in form) count as failed authentications per client address, with
+ * the SCIM endpoint's limits (auth.maxFailures in auth.windowSeconds): then 429 with Retry-After.
  */
 import express, { type Request, type Response, type Router } from "express";
 import { createBullBoard } from "@bull-board/api";
@@ -23,6 +25,7 @@ import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { readResync } from "../sync/resync";
 import { directoryStatus, failedItems } from "./directory-status";
 import { createOpsContext, type OpsContext } from "./ops-context";
+import { AuthFailureLimiter } from "../scim/auth-failures";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
 import { loginPage, statusPage } from "./status-page";
@@ -78,8 +81,16 @@ function directoriesApi(c: OpsContext): Router {
 /** The admin router (mount at /admin). */
 export function adminRouter({ config, redis, queues }: AdminDeps): Router {
   const c: OpsContext = { ...createOpsContext(config, redis), queues };
-  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes);
+  // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
+  const failures = new AuthFailureLimiter(redis, `${config.redis.keyPrefix}:admin`, config.auth.maxFailures, config.auth.windowSeconds);
+  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes, (req) => void failures.fail(req.ip ?? "unknown"));
   const r = express.Router();
+  r.use(failures.guard((req, res) => {
+    securityHeaders()(req, res, () => undefined);
+    const message = "Too many failed sign-ins from this address; try again later.";
+    if (req.accepts(["json", "html"]) === "html") res.status(429).type("html").send(loginPage(message));
+    else res.status(429).json({ error: message });
+  }));
   r.use(express.urlencoded({ extended: false, limit: "8kb" }));
   r.use(express.json({ limit: "64kb" }));
 
@@ -91,7 +102,7 @@ export function adminRouter({ config, redis, queues }: AdminDeps): Router {
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
     const token = typeof req.body?.token === "string" ? req.body.token : undefined;
-    if (!sessions.tokenValid(token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
+    if (!sessions.checkToken(req, token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
     await sessions.start(req, res);
     res.redirect(303, "/admin/status");
   });
