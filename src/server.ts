@@ -94,7 +94,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
   }));
   opsRoutes(app, ops, opts.metrics);
-  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues }));
+  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger }));
   if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(config, opts.metrics));
   app.use(createScimApp({ config, users, groups, logger }));
 

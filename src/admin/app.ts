@@ -19,11 +19,13 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { readResync } from "../sync/resync";
 import { directoryStatus, failedItems } from "./directory-status";
+import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "./ops-context";
 import { AuthFailureLimiter } from "../scim/auth-failures";
 import { securityHeaders } from "./security-headers";
@@ -34,6 +36,8 @@ export interface AdminDeps {
   config: Config;
   redis: Redis;
   queues: SyncQueues;
+  /** Where unexpected errors are logged (their details never go to the client). */
+  logger?: Logger;
 }
 
 function done(req: Request, res: Response, status: number, body: unknown): void {
@@ -79,7 +83,7 @@ function directoriesApi(c: OpsContext): Router {
 }
 
 /** The admin router (mount at /admin). */
-export function adminRouter({ config, redis, queues }: AdminDeps): Router {
+export function adminRouter({ config, redis, queues, logger }: AdminDeps): Router {
   const c: OpsContext = { ...createOpsContext(config, redis), queues };
   // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
   const failures = new AuthFailureLimiter(redis, `${config.redis.keyPrefix}:admin`, config.auth.maxFailures, config.auth.windowSeconds);
@@ -118,5 +122,6 @@ export function adminRouter({ config, redis, queues }: AdminDeps): Router {
   });
   r.use("/directories", directoriesApi(c));
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
+  r.use(adminErrorHandler(logger));
   return r;
 }
