@@ -101,6 +101,13 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
   createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
+  // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
+  // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
+  board.setErrorHandler((err) => {
+    const status = (err as { statusCode?: number }).statusCode;
+    if (!status || status >= 500) logger?.error({ err }, "bull-board request failed");
+    return { status: status && status < 500 ? (status as 400) : 500, body: { error: { key: "ERRORS.INTERNAL_SERVER_ERROR" } } };
+  });
   r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), board.getRouter());
 
   r.use(securityHeaders());
