@@ -108,7 +108,9 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
     if (!status || status >= 500) logger?.error({ err }, "bull-board request failed");
     return { status: status && status < 500 ? (status as 400) : 500, body: { error: { key: "ERRORS.INTERNAL_SERVER_ERROR" } } };
   });
-  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), board.getRouter());
+  const boardApp = board.getRouter() as express.Express;
+  boardApp.disable("x-powered-by"); // bull-board is its own express app; the rest of the server says nothing of its stack
+  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), boardApp);
 
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
