@@ -171,3 +171,28 @@ describe("group member lists with values that are not ids", () => {
     await refused(patchGroup([{ op: "add", path: "members", value: [{ value: groupId }] }]), "invalidValue"); // itself
   });
 });
+
+describe("odd conditional headers", () => {
+  it("should answer If-Match values that name no current version with 412, and change nothing", async () => {
+    for (const tag of ['W/"99999999999999999999"', '"-1"', 'W/"1.5"', "garbage", '"1e3"', `${'"98",'.repeat(500)}"99"`, 'W/""', ","]) {
+      for (const [req, kind] of [
+        [() => request(s.app).patch(`${U}/${userId}`).set(s.auth()).set("If-Match", tag).send({ Operations: [{ op: "replace", path: "title", value: "x" }] }), "user PATCH"],
+        [() => request(s.app).put(`${G}/${groupId}`).set(s.auth()).set("If-Match", tag).send({ displayName: "Admins" }), "group PUT"],
+        [() => request(s.app).delete(`${U}/${userId}`).set(s.auth()).set("If-Match", tag), "user DELETE"],
+      ] as const) {
+        await expectUnchanged(s.redis, s.prefix, async () => {
+          const res = await req();
+          if (res.status !== 412) throw new Error(`${kind} with If-Match ${tag.slice(0, 40)}: ${res.status} ${res.text.slice(0, 200)}`);
+          expectScimError(res, 412);
+        });
+      }
+    }
+  });
+
+  it("should answer odd If-None-Match values on GET with 200 or 304, never an error", async () => {
+    for (const tag of ['W/"99999999999999999999"', "garbage", "*", 'W/"1", *', ""]) {
+      const res = await request(s.app).get(`${U}/${userId}`).set(s.auth()).set("If-None-Match", tag);
+      expect([tag, [200, 304].includes(res.status)]).toEqual([tag, true]);
+    }
+  });
+});
