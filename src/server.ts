@@ -16,6 +16,7 @@ import { metricsHandler } from "./observability/collect";
 import { healthz, readyz } from "./observability/health";
 import type { Metrics } from "./observability/metrics";
 import { createScimApp } from "./scim/app";
+import { scimErrorHandler } from "./scim/errors";
 import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "./store";
 
 export interface RunningServer {
@@ -94,9 +95,13 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
   }));
   opsRoutes(app, ops, opts.metrics);
-  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues }));
+  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger }));
   if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(config, opts.metrics));
   app.use(createScimApp({ config, users, groups, logger }));
+  // errors raised by this app's own layers (e.g. a malformed %-escape in /scim/v2/:directoryId, matched by
+  // the metrics middleware) skip the mounted SCIM app's handlers: answer them in SCIM form too, never
+  // with Express's default HTML page and its stack trace
+  app.use(scimErrorHandler(logger, config.server.retryAfterSeconds));
 
   const { server, url, port } = await listen(app, config.server.host, config.server.port);
   return {

@@ -13,18 +13,23 @@
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
  * A form POST from the status page is answered with a redirect back to it.
+ * Wrong admin tokens (header or sign-in form) count as failed authentications per client address, with
+ * the SCIM endpoint's limits (auth.maxFailures in auth.windowSeconds): then 429 with Retry-After.
  */
 import express, { type Request, type Response, type Router } from "express";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import type { Redis } from "ioredis";
+import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { readResync } from "../sync/resync";
 import { directoryStatus, failedItems } from "./directory-status";
+import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "./ops-context";
+import { AuthFailureLimiter } from "../scim/auth-failures";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
 import { loginPage, statusPage } from "./status-page";
@@ -33,6 +38,8 @@ export interface AdminDeps {
   config: Config;
   redis: Redis;
   queues: SyncQueues;
+  /** Where unexpected errors are logged (their details never go to the client). */
+  logger?: Logger;
 }
 
 function done(req: Request, res: Response, status: number, body: unknown): void {
@@ -83,22 +90,39 @@ function directoriesApi(c: OpsContext): Router {
 }
 
 /** The admin router (mount at /admin). */
-export function adminRouter({ config, redis, queues }: AdminDeps): Router {
+export function adminRouter({ config, redis, queues, logger }: AdminDeps): Router {
   const c: OpsContext = { ...createOpsContext(config, redis), queues };
-  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes);
+  // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
+  const failures = new AuthFailureLimiter(redis, `${config.redis.keyPrefix}:admin`, config.auth.maxFailures, config.auth.windowSeconds);
+  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes, (req) => void failures.fail(req.ip ?? "unknown"));
   const r = express.Router();
+  r.use(failures.guard((req, res) => {
+    securityHeaders()(req, res, () => undefined);
+    const message = "Too many failed sign-ins from this address; try again later.";
+    if (req.accepts(["json", "html"]) === "html") res.status(429).type("html").send(loginPage(message));
+    else res.status(429).json({ error: message });
+  }));
   r.use(express.urlencoded({ extended: false, limit: "8kb" }));
   r.use(express.json({ limit: "64kb" }));
 
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
   createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
-  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), board.getRouter());
+  // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
+  // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
+  board.setErrorHandler((err) => {
+    const status = (err as { statusCode?: number }).statusCode;
+    if (!status || status >= 500) logger?.error({ err }, "bull-board request failed");
+    return { status: status && status < 500 ? (status as 400) : 500, body: { error: { key: "ERRORS.INTERNAL_SERVER_ERROR" } } };
+  });
+  const boardApp = board.getRouter() as express.Express;
+  boardApp.disable("x-powered-by"); // bull-board is its own express app; the rest of the server says nothing of its stack
+  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), boardApp);
 
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
     const token = typeof req.body?.token === "string" ? req.body.token : undefined;
-    if (!sessions.tokenValid(token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
+    if (!sessions.checkToken(req, token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
     await sessions.start(req, res);
     res.redirect(303, "/admin/status");
   });
@@ -114,5 +138,6 @@ export function adminRouter({ config, redis, queues }: AdminDeps): Router {
   });
   r.use("/directories", directoriesApi(c));
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
+  r.use(adminErrorHandler(logger));
   return r;
 }

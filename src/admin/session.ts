@@ -23,7 +23,8 @@ function cookie(req: Request, name: string): string | undefined {
 /** Admin sessions on Redis. */
 export class AdminSessions {
   private readonly hashes: Buffer[];
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[]) {
+  /** `onFailure` is told of every presented admin token that is wrong (Bearer header or sign-in form). */
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[], private readonly onFailure?: (req: Request) => void) {
     this.hashes = tokenHashes.map((h) => Buffer.from(h, "hex"));
   }
 
@@ -36,10 +37,17 @@ export class AdminSessions {
     return tokenMatches(token, this.hashes);
   }
 
+  /** Checks a token presented by `req` (sign-in form or header), counting a wrong one as a failed authentication. */
+  checkToken(req: Request, token: string | undefined): boolean {
+    if (this.tokenValid(token)) return true;
+    this.onFailure?.(req);
+    return false;
+  }
+
   /** Is this request authenticated (Bearer admin token or a live session cookie)? */
   async authenticated(req: Request): Promise<boolean> {
     const header = req.header("authorization");
-    if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header));
+    if (header && /^Bearer\s/i.test(header)) return this.checkToken(req, presentedToken(header));
     const sid = cookie(req, SESSION_COOKIE);
     if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return false;
     return (await this.redis.exists(this.key(sid))) === 1;

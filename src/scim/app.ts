@@ -15,6 +15,7 @@ import { AuthFailureLimiter } from "./auth-failures";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
+import { scimJsonBody } from "./json-body";
 import { groupsRouter } from "./resources/groups";
 import { usersRouter } from "./resources/users";
 import { setupScimmy } from "./schemas";
@@ -79,7 +80,7 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });
     next();
   });
-  dir.use(express.json({ type: JSON_TYPES, limit: config.server.bodyLimitBytes, strict: false }));
+  dir.use(scimJsonBody(JSON_TYPES, config.server.bodyLimitBytes));
   dir.use((req, _res, next) => {
     if (["POST", "PUT", "PATCH"].includes(req.method) && !req.is(JSON_TYPES)) {
       return next(new ScimError(415, undefined, "Content-Type must be application/scim+json or application/json"));

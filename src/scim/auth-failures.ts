@@ -4,8 +4,9 @@
  * token or not. Failures are counted in Redis (`<prefix>:authfail:<address>`), so every server process sees
  * them; the check on each request is an in-memory blocklist, so it costs nothing on the hot path.
  * If Redis cannot be reached the limiter lets requests through (the SCIM request then gets its 503).
+ * The admin API has its own instance (keys `<prefix>:admin:authfail:<address>`) with the same settings.
  */
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 import { sendScimError } from "./errors";
 
@@ -41,13 +42,16 @@ export class AuthFailureLimiter {
     if (this.blocked.size > 100000) this.blocked.clear(); // bounded memory under a spray of addresses
   }
 
-  /** Middleware placed before authentication: 429 for a blocked address. */
-  guard(): RequestHandler {
+  /**
+   * Middleware placed before authentication: 429 with Retry-After for a blocked address. `reject` writes
+   * the body (default: a SCIM error; the admin API answers in its own format).
+   */
+  guard(reject: (req: Request, res: Response) => void = (_req, res) => sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later")): RequestHandler {
     return (req, res, next) => {
       const wait = this.retryAfter(req.ip ?? "unknown");
       if (!wait) return next();
       res.setHeader("Retry-After", String(wait));
-      sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later");
+      reject(req, res);
     };
   }
 }

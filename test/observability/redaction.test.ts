@@ -42,4 +42,30 @@ describe("log redaction", () => {
     expect(sessions.sessionsIssued).toBeGreaterThan(0);
     expect(out).not.toMatch(/"sessionId":"(?!\[redacted\])/);
   });
+
+  it("should log admin sign-ins, sign-outs and cookie-authenticated requests without the admin token or the session id", async () => {
+    out = "";
+    const login = (body: string, type = "application/x-www-form-urlencoded") =>
+      fetch(`${s.url}/admin/login`, { method: "POST", redirect: "manual", headers: { "Content-Type": type }, body });
+    const wrong = "wrong-admin-token-logged-attempt";
+    expect((await login(`token=${wrong}`)).status).toBe(401);
+    expect((await login(JSON.stringify({ token: wrong }), "application/json")).status).toBe(401);
+    expect((await login(`{"token":"${ADMIN_TOKEN}"`, "application/json")).status).toBe(400); // malformed: the error path
+    const signedIn = await login(`token=${encodeURIComponent(ADMIN_TOKEN)}`);
+    expect(signedIn.status).toBe(303);
+    const sid = /^sb_admin=([^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")![1];
+    expect(sid.length).toBeGreaterThanOrEqual(32);
+    const cookie = { Cookie: `sb_admin=${sid}` };
+    expect((await fetch(`${s.url}/admin/status`, { headers: { ...cookie, Accept: "text/html" } })).status).toBe(200);
+    expect((await fetch(`${s.url}/admin/directories`, { headers: cookie })).status).toBe(200);
+    expect((await fetch(`${s.url}/admin/queues/api/queues`, { headers: cookie })).status).toBe(200);
+    expect((await fetch(`${s.url}/admin/logout`, { method: "POST", redirect: "manual", headers: cookie })).status).toBe(303);
+    expect((await fetch(`${s.url}/admin/directories`, { headers: cookie })).status).toBe(401); // the session ended
+    await new Promise((r) => setTimeout(r, 200));
+
+    expect(out).toContain("/admin/login"); // the requests were logged…
+    expect(out).toContain("/admin/status");
+    expect(out).toContain("[redacted]"); // …with the cookie and Set-Cookie headers censored
+    for (const secret of [ADMIN_TOKEN, encodeURIComponent(ADMIN_TOKEN), wrong, sid]) expect(out).not.toContain(secret);
+  });
 });

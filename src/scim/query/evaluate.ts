@@ -14,11 +14,14 @@ import type { AttrPath, CompareOp, CompValue, FilterNode } from "./filter";
 
 type Json = Record<string, unknown>;
 
-/** Finds a key case-insensitively. */
+/**
+ * Finds an own key case-insensitively. Own keys only: `"constructor" in {}` is true, so a filter such as
+ * `constructor pr` used to match every resource, where an attribute the resource lacks must not match.
+ */
 export function getCI(obj: unknown, key: string): unknown {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return undefined;
   const o = obj as Json;
-  if (key in o) return o[key];
+  if (Object.hasOwn(o, key)) return o[key];
   for (const k of Object.keys(o)) if (k.toLowerCase() === key) return o[k];
   return undefined;
 }

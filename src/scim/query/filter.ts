@@ -15,6 +15,7 @@
  * attribute-name case and accepts `userName eq` with no value (STACK.md §4.2).
  */
 import { ScimError } from "../errors";
+import { NON_WHITESPACE_CONTROL_CHARACTER } from "../control-characters";
 
 export type CompareOp = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "ge" | "lt" | "le";
 export type CompValue = string | number | boolean | null;
@@ -195,11 +196,15 @@ class Parser {
       if (ch === "\\") { this.pos += 2; continue; }
       if (ch === "\"") {
         this.pos++;
+        let value: string;
         try {
-          return JSON.parse(this.src.slice(start, this.pos)) as string;
+          value = JSON.parse(this.src.slice(start, this.pos)) as string;
         } catch {
           fail(`Invalid string literal at position ${start + 1} of filter`);
         }
+        // stored values never hold these (control-characters.ts), and the indexes fold some to a space
+        if (NON_WHITESPACE_CONTROL_CHARACTER.test(value)) fail(`String literal at position ${start + 1} of filter contains a control character`);
+        return value;
       }
       this.pos++;
     }

@@ -5,14 +5,41 @@
  */
 import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
+import { assertNoControlCharacters } from "../control-characters";
 import { coerceObject } from "../dialects/coerce-values";
-import { setupScimmy } from "../schemas";
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
 
 type Json = Record<string, unknown>;
 
 function requireObject(raw: unknown, what: string): Json {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new ScimError(400, "invalidSyntax", `${what} body must be a JSON object`);
   return raw as Json;
+}
+
+/**
+ * Checks a body about to be stored (after coercion, or after a PATCH was applied): control characters
+ * (control-characters.ts) and a non-blank name. [RFC7643§4.1.1](https://datatracker.ietf.org/doc/html/rfc7643#section-4.1.1):
+ * "Each User MUST include a non-empty userName value"; §4.2: a Group's displayName is "REQUIRED". SCIMMY
+ * accepts "" for both, which took the empty userName in the unique index.
+ */
+export function checkBody(kind: "User" | "Group", body: Json): void {
+  assertNoControlCharacters(body);
+  const name = kind === "User" ? "userName" : "displayName";
+  if (typeof body[name] !== "string" || !(body[name] as string).trim()) throw new ScimError(400, "invalidValue", `${name} must be a non-empty string`);
+}
+
+const OWN_SCHEMAS = { User: [USER_SCHEMA, ENTERPRISE_SCHEMA], Group: [GROUP_SCHEMA] };
+
+/**
+ * `schemas` without URIs the resource type does not have (SCIMMY keeps whatever else was sent, and an
+ * IdP's unknown extension's attributes are dropped anyway). [RFC7643§3](https://datatracker.ietf.org/doc/html/rfc7643#section-3):
+ * "The "schemas" attribute for a resource MUST only contain values defined as "schema" and
+ * "schemaExtensions" for the resource's defined "resourceType"."
+ */
+function ownSchemas(kind: "User" | "Group", schemas: unknown): unknown {
+  if (!Array.isArray(schemas)) return schemas;
+  const own = OWN_SCHEMAS[kind];
+  return schemas.filter((u) => typeof u === "string" && own.some((o) => o.toLowerCase() === u.toLowerCase()));
 }
 
 function coerce(kind: "User" | "Group", raw: Json): Json {
@@ -22,6 +49,8 @@ function coerce(kind: "User" | "Group", raw: Json): Json {
     const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
     delete body.id;
     delete body.meta;
+    body.schemas = ownSchemas(kind, body.schemas);
+    checkBody(kind, body);
     return body;
   } catch (err) {
     if (err instanceof ScimError) throw err;
@@ -58,6 +87,7 @@ export function memberList(raw: unknown): Array<{ value: string; display?: strin
     const value = m && typeof m === "object" ? (m as Json).value : undefined;
     if (typeof value !== "string" || !value) throw new ScimError(400, "invalidValue", "every member needs a string \"value\" (the member's id)");
     const display = (m as Json).display;
+    assertNoControlCharacters(display, "members.display");
     return { value, ...(typeof display === "string" && display ? { display } : {}) };
   });
 }

@@ -14,7 +14,7 @@ import { project } from "../query/attributes";
 import { listUsers } from "../query/list";
 import { PATCH_SCHEMA, setupScimmy } from "../schemas";
 import { expectedVersion, notModified } from "./conditional";
-import { userBody } from "./input";
+import { checkBody, userBody } from "./input";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
 import { sendList, sendResource } from "./respond";
@@ -69,7 +69,9 @@ async function applyPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json 
   delete body.id;
   delete body.meta;
   delete body.groups;
-  return JSON.stringify(body) === JSON.stringify(rec.body) ? undefined : body;
+  if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
+  checkBody("User", body);
+  return body;
 }
 
 /** The /Users router (mounted under the directory router). */

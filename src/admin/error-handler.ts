@@ -1,0 +1,24 @@
+/**
+ * The last handler of the admin router: every error becomes a small JSON body with the security headers,
+ * never Express's default HTML page, which prints the error's stack with file paths outside production
+ * (a malformed JSON sign-in or a malformed URL did that, before authentication). 4xx errors from the
+ * body parsers and the router keep their status; anything else is a 500 whose body says nothing about
+ * internals (the error goes to the log).
+ */
+import { STATUS_CODES } from "node:http";
+import type { ErrorRequestHandler } from "express";
+import type { Logger } from "pino";
+import { securityHeaders } from "./security-headers";
+
+/** The admin router's error handler. */
+export function adminErrorHandler(logger?: Logger): ErrorRequestHandler {
+  const headers = securityHeaders();
+  return (err, req, res, _next) => {
+    const s = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
+    const status = typeof s === "number" && s >= 400 && s < 500 ? s : 500;
+    if (status === 500) logger?.error({ err, path: req.path, method: req.method }, "unhandled error in admin request");
+    if (res.headersSent) { res.destroy(); return; }
+    headers(req, res, () => undefined);
+    res.status(status).json({ error: (STATUS_CODES[status] ?? "Error").toLowerCase() });
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * A full dump of the Redis keys under a prefix, for "the store is unchanged" assertions: every key that
+ * starts with the prefix (also `{prefix}…` BullMQ keys), read according to its TYPE — strings, hashes,
+ * sets, sorted sets (with scores), lists and streams (entry ids and fields) — and whether it has a TTL.
+ * Nothing is skipped unless the caller names it in `ignore`.
+ */
+import type { Redis } from "ioredis";
+
+export type RedisSnapshot = Record<string, { type: string; ttl: boolean; value: unknown }>;
+
+async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    cursor = next;
+    out.push(...keys);
+  } while (cursor !== "0");
+  return out;
+}
+
+async function read(redis: Redis, key: string, type: string): Promise<unknown> {
+  switch (type) {
+    case "string": return redis.get(key);
+    case "hash": return Object.fromEntries(Object.entries(await redis.hgetall(key)).sort(([a], [b]) => a.localeCompare(b)));
+    case "set": return (await redis.smembers(key)).sort();
+    case "zset": return redis.zrange(key, "0", "-1", "WITHSCORES");
+    case "list": return redis.lrange(key, 0, -1);
+    case "stream": return redis.xrange(key, "-", "+");
+    default: throw new Error(`snapshot: key ${key} has type ${type}, which this helper cannot read`);
+  }
+}
+
+/** Every key under `prefix` with its type and value; keys matching `ignore` are left out. */
+export async function snapshotRedis(redis: Redis, prefix: string, ignore?: RegExp): Promise<RedisSnapshot> {
+  const keys = [...new Set([...(await scanAll(redis, `${prefix}*`)), ...(await scanAll(redis, `{${prefix}}*`))])]
+    .filter((k) => !ignore || !ignore.test(k))
+    .sort();
+  const snap: RedisSnapshot = {};
+  for (const key of keys) {
+    const type = await redis.type(key);
+    if (type === "none") continue; // expired between SCAN and TYPE
+    snap[key] = { type, ttl: (await redis.pttl(key)) >= 0, value: await read(redis, key, type) };
+  }
+  return snap;
+}
+
+/**
+ * Runs `action` and asserts that nothing under `prefix` changed (same keys, types, values and TTL
+ * presence). Returns what `action` returned.
+ */
+export async function expectUnchanged<T>(redis: Redis, prefix: string, action: () => Promise<T>, ignore?: RegExp): Promise<T> {
+  const before = await snapshotRedis(redis, prefix, ignore);
+  const result = await action();
+  expect(await snapshotRedis(redis, prefix, ignore)).toEqual(before);
+  return result;
+}
