@@ -164,7 +164,7 @@ export const configSchema = z
         attempts: z.number().int().positive().default(10),
         backoffMs: z.number().int().positive().default(1000),
         sweepIntervalMs: z.number().int().positive().default(5000),
-        /** A reconcile job that has not finished in this many ms is considered stalled and handed to another worker. */
+        /** Lock of an active reconcile job, renewed by its worker; a job whose lock expires (worker gone) is stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),
       })
       .prefault({}),

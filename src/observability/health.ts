@@ -17,8 +17,9 @@ export async function readiness(c: OpsContext, timeoutMs = 1000): Promise<Readin
   let redis = "ok";
   try {
     await Promise.race([c.redis.ping(), timeout]);
-  } catch (err) {
-    redis = `unreachable: ${(err as Error).message}`;
+  } catch {
+    // unauthenticated endpoint: say what is wrong, not the driver's error text
+    redis = "unreachable";
   }
   const workers: Record<string, number> = {};
   const platformKey: Record<string, string> = {};

@@ -20,6 +20,7 @@ import { DirectoryKeys, type SyncKind } from "../store";
 import type { Outcome, ReconcileContext } from "./context";
 import { embedGroupName } from "./mapping/embed-user";
 import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
+import { activeMemberIds } from "./targets/workforce-group";
 
 const LOCK_TTL_S = 6 * 3600;
 /** Resources read per round trip, and reconciles enqueued at once, while a resync lists and queues. */
@@ -148,7 +149,8 @@ async function workforceDrift(c: ResyncDeps, userIds: string[], groupIds: string
     const onPlatform = platformGroups.get(st.platformId);
     if (!onPlatform) { await c.state.update(dir, "group", id, { drift: "missing" }); continue; }
     const desired = await c.groups.get(dir, id, false);
-    const memberIds = await c.groups.memberValues(dir, id);
+    // the same expectation as the group's reconcile: its active users (a deactivated user left the group)
+    const memberIds = await activeMemberIds(c, dir, id);
     const pids = new Set((await c.state.platformIds(dir, "user", memberIds)).filter(Boolean));
     const actual = new Set((onPlatform.members ?? []).map((m) => m.value));
     const sameMembers = pids.size === actual.size && [...pids].every((p) => actual.has(p!));

@@ -33,6 +33,12 @@ async function ensureGroup(c: ReconcileContext, displayName: string, externalId:
   }
 }
 
+/** The members a group should have on the platform: its active users (SCIM ids), in store order. */
+export async function activeMemberIds(c: Pick<ReconcileContext, "users" | "groups">, dirId: string, groupId: string): Promise<string[]> {
+  return (await c.users.find(dirId, "id", await c.groups.memberValues(dirId, groupId)))
+    .filter((u) => u.body.active !== false).map((u) => u.id);
+}
+
 /** Reconciles one group of a workforce directory. */
 export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const dirId = c.dir.id;
@@ -67,8 +73,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   }
 
   // memberships: active users only (the platform's groups hold users), as deltas against what is applied
-  const desiredMembers = (await c.users.find(dirId, "id", await c.groups.memberValues(dirId, id)))
-    .filter((u) => u.body.active !== false).map((u) => u.id);
+  const desiredMembers = await activeMemberIds(c, dirId, id);
   const desiredSet = new Set(desiredMembers);
   let toAdd = desiredMembers.filter((m) => !applied.has(m));
   let toRemove = [...applied].filter((m) => !desiredSet.has(m));

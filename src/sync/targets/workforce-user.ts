@@ -84,6 +84,11 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   // platform id was written, would otherwise wait for a member nobody tells it about.
   if (platformId !== st.platformId || st.status !== status) {
     const groups = (await c.users.get(dirId, id))?.groups ?? desired.groups;
+    // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
+    // groups must add it again, so it leaves their applied sets before they reconcile
+    if (st.platformId && platformId !== st.platformId) {
+      for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g.value), [], [id]);
+    }
     for (const g of groups) await c.enqueue("group", g.value);
   }
   if (payload.active === false && outcome === "updated") return "deactivated";
