@@ -116,7 +116,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     };
     const worker = new Worker(queueName(dir.id), processor, {
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
-      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs) },
+      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
     });
     worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
     worker.on("failed", (job, err) => {
