@@ -116,6 +116,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     };
     const worker = new Worker(queueName(dir.id), processor, {
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
+      // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
+      stalledInterval: config.sync.lockDurationMs,
       settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
     });
     worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
