@@ -23,6 +23,8 @@ const KEY_ENV = "FAULT_PLATFORM_KEY";
 export const tokenOf = (dir: string) => `token-${dir}-0001`;
 
 export interface FaultEnvOptions {
+  /** Processes started before the environment (e.g. a private redis-server), killed with it. */
+  set?: ProcessSet;
   /** Default: the shared test Redis. */
   redisUrl?: string;
   /** Workforce directory ids (default `["wf"]`). */
@@ -63,7 +65,7 @@ export interface FaultEnv {
 
 /** Builds the environment and starts the simulator (no bridge process yet). */
 export async function startFaultEnv(o: FaultEnvOptions = {}): Promise<FaultEnv> {
-  const set = new ProcessSet();
+  const set = o.set ?? new ProcessSet();
   const dirs = o.directories ?? ["wf"];
   const prefix = testPrefix();
   const redisUrl = o.redisUrl ?? TEST_REDIS_URL;
@@ -126,7 +128,8 @@ export async function startFaultEnv(o: FaultEnvOptions = {}): Promise<FaultEnv> 
     diff: async (dir = dirs[0]) => diffWorkforce(dir, await bridgeUsers(env.users, dir), await bridgeGroups(env.groups, dir), await sim.state()),
     close: async () => {
       await set.killAll();
-      await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+      const closing = Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 2000).unref())]);
       if (redis.status === "ready") {
         await cleanPrefix(redis, prefix).catch(() => undefined);
       }
