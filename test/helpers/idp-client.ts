@@ -78,16 +78,17 @@ export class IdpClient {
   /**
    * Creates a user, retrying like an IdP; a retried POST that meets 409 `uniqueness` means the earlier
    * try was written and its answer lost, so the user is looked up. Returns the user's id (undefined if it
-   * never got a final answer) and the status of each try.
+   * never got a final answer) and the status of each try. `sentBefore`: an earlier POST of this body got
+   * no answer, so even the first 409 may be that POST's own write.
    */
-  async createUser(body: Json, deadlineMs = 60000): Promise<{ id?: string; statuses: number[] }> {
+  async createUser(body: Json, deadlineMs = 60000, sentBefore = false): Promise<{ id?: string; statuses: number[] }> {
     const statuses: number[] = [];
     const end = Date.now() + deadlineMs;
     for (;;) {
       const reply = await this.send("POST", "/Users", body);
       statuses.push(reply.status);
       if (reply.status === 201) return { id: String(reply.body!.id), statuses };
-      if (reply.status === 409 && statuses.length > 1) return { id: await this.findUserId(String(body.userName)), statuses };
+      if (reply.status === 409 && (sentBefore || statuses.length > 1)) return { id: await this.findUserId(String(body.userName)), statuses };
       if ((reply.status !== 503 && reply.status !== 0) || Date.now() > end) return { statuses };
       await sleep(reply.status === 503 ? Number(reply.retryAfter ?? 1) * 1000 : 250);
     }
