@@ -103,12 +103,12 @@ function removeMember(m: DirectoryModel, g: ModelGroup, id: string): Exchange[] 
   return [{ method: "PATCH", path: `/Groups/${g.id}`, body: { schemas: [PATCH], Operations }, expect: [204] }];
 }
 
-/** The next operation of this IdP, weighted as listed (falls back to a create while the directory is small). */
-export function nextOperation(m: DirectoryModel): { name: string; exchanges: Exchange[] } {
+/** The next operation of this IdP, weighted as listed (a create while the directory is small, or when `only` says so). */
+export function nextOperation(m: DirectoryModel, only?: "create user"): { name: string; exchanges: Exchange[] } {
   const users = m.users.filter((u) => u.id);
   const groups = m.groups.filter((g) => g.id);
   const r = Math.random() * 100;
-  if (users.length < 20 || r < 25) return { name: "create user", exchanges: createUser(m) };
+  if (only || users.length < 20 || r < 25) return { name: "create user", exchanges: createUser(m) };
   if (r < 45) return { name: "lookup", exchanges: [{ method: "GET", path: `/Users?${filterQ("userName", pick(users).userName)}`, expect: [200] }] };
   if (r < 50 && groups.length) {
     const path = m.dialect === "entra" ? `/Groups?excludedAttributes=members&${filterQ("displayName", pick(groups).displayName)}` : `/Groups?${filterQ("displayName", pick(groups).displayName)}`;

@@ -3,7 +3,8 @@
  * Okta-like, two Entra-like directories: creates, lookups, profile updates, deactivations with string
  * booleans, group member adds and removes) against a bridge `server` and two `worker` processes, while
  * the workers sync into a simulator process that adds 0–20 ms latency, answers ~1 % of calls with a 5xx
- * and rate-limits above SIM_RATE calls/s (429 + Retry-After) when the four directories burst together.
+ * and rate-limits above SIM_RATE calls/s (429 + Retry-After). Every 45 s one IdP in turn also pushes 60
+ * creates at once (a large group assigned), which drives the sync past that limit: 429s recur.
  *
  * Every 30 s it prints the SCIM request error rate and p99 latency of the window, the sync lag (pending
  * outbox entries and jobs, age of the oldest), the faults the platform injected, and the RSS of the server
@@ -13,7 +14,7 @@
  * request failed. The Redis key prefix is deleted at the end.
  *
  * Env: SOAK_SECONDS (540: about 10 minutes with start and settling), SOAK_RATE (operations/s per IdP, 8),
- * SIM_RATE (platform calls/s before 429, 60), REDIS_URL (redis://127.0.0.1:6379).
+ * SIM_RATE (platform calls/s before 429, 50), DIR_RATE (the bridge's limit per directory, 20), REDIS_URL (redis://127.0.0.1:6379).
  */
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
@@ -28,11 +29,15 @@ import { RequestWindow, RssSeries } from "./stats";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 540);
 const RATE = Number(process.env.SOAK_RATE ?? 8);
-const SIM_RATE = Number(process.env.SIM_RATE ?? 60);
+const SIM_RATE = Number(process.env.SIM_RATE ?? 50);
+/** Each directory's own limit (`directories[].rateLimit`): together they exceed SIM_RATE only in bursts. */
+const DIR_RATE = Number(process.env.DIR_RATE ?? 20);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const REPORT_MS = 30000;
 const SAMPLE_MS = 5000;
 const LANES = 4;
+const BURST_EVERY_S = 45;
+const BURST_USERS = 60;
 const SETTLE_MS = 180000;
 const KEY = "soak-platform-key-0001";
 const DIRECTORIES: Array<[string, Dialect]> = [["okta-a", "okta"], ["okta-b", "okta"], ["entra-a", "entra"], ["entra-b", "entra"]];
@@ -111,7 +116,7 @@ async function main(): Promise<number> {
       directories: DIRECTORIES.map(([id, dialect]) => ({
         id, displayName: `${dialect} ${id}`, tokenHashes: [hashToken(token(id))], target: "workforce",
         platform: { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "SOAK_PLATFORM_KEY" },
-        rateLimit: { max: 40, durationMs: 1000 }, concurrency: 8,
+        rateLimit: { max: DIR_RATE, durationMs: 1000 }, concurrency: 8,
       })),
     };
     const server = await startBridgeProcess(set, "server", config);
@@ -124,7 +129,7 @@ async function main(): Promise<number> {
     const rss = [new RssSeries("server", server.proc.pid), ...workers.map((w, i) => new RssSeries(`worker-${i + 1}`, w.proc.pid))];
     console.log(`soak: ${SECONDS} s of load, ${DIRECTORIES.length} IdPs (${DIRECTORIES.map(([d, k]) => `${d}:${k}`).join(", ")}), ${RATE} ops/s each, ${LANES} connections each`);
     console.log(`bridge: server pid ${server.proc.pid} at ${server.url}, workers pid ${workers.map((w) => w.proc.pid).join(", ")}; Redis ${REDIS_URL} prefix ${prefix}`);
-    console.log(`platform simulator: latency 0–20 ms, 1 % 5xx, 429 above ${SIM_RATE} calls/s; bridge limit 40 calls/s per directory`);
+    console.log(`platform simulator: latency 0–20 ms, 1 % 5xx, 429 above ${SIM_RATE} calls/s; bridge limit ${DIR_RATE} calls/s per directory`);
 
     // the load: per IdP, operations scheduled RATE per second over LANES connections
     const models = DIRECTORIES.map(([id, dialect]) => new DirectoryModel(id, dialect));
@@ -143,6 +148,19 @@ async function main(): Promise<number> {
         }
       });
     });
+    // on top of the steady mix, every BURST_EVERY_S one IdP in turn pushes BURST_USERS creates at once (an
+    // assignment of a large group): the directories' sync bursts past the platform's limit, so 429s recur
+    const bursts = (async () => {
+      for (let k = 0; ; k++) {
+        await sleep(Math.min(BURST_EVERY_S * 1000, Math.max(0, endAt - Date.now())));
+        if (Date.now() >= endAt - 5000) return;
+        const m = models[k % models.length];
+        const creates = Array.from({ length: BURST_USERS }, () => nextOperation(m, "create user").exchanges);
+        await Promise.all(Array.from({ length: LANES * 2 }, async () => {
+          for (let x = creates.pop(); x; x = creates.pop()) for (const e of x) await send(server.url!, m.id, e, record);
+        }));
+      }
+    })();
 
     // reports
     let lastFaults = await faultCounts(sim);
@@ -171,10 +189,13 @@ async function main(): Promise<number> {
         nextReport += REPORT_MS;
       }
     }
-    await Promise.all(lanes);
+    await Promise.all([...lanes, bursts]);
 
     // memory over time
-    console.log("memory (RSS after warm-up, MiB): first → last, trend");
+    const every = Math.max(1, Math.round(REPORT_MS / SAMPLE_MS));
+    console.log(`memory over time (RSS in MiB every ${(every * SAMPLE_MS) / 1000} s after a ${REPORT_MS / 1000} s warm-up; sampled every ${SAMPLE_MS / 1000} s):`);
+    for (const s of rss) console.log(`  ${s.name.padEnd(9)} ${s.samples.filter((_, i) => i % every === 0 || i === s.samples.length - 1).map((x) => Math.round(x.mib)).join(" ")}`);
+    console.log("memory verdict (peak of the first third → peak of the last third, least-squares trend):");
     let flat = true;
     for (const s of rss) {
       const v = s.verdict();

@@ -60,15 +60,22 @@ export class RssSeries {
     return den ? (num / den) * 60000 : 0;
   }
 
+  /** Highest sample in `[from, to)` of the series (fractions of its length). */
+  private peak(from: number, to: number): number {
+    const s = this.samples.slice(Math.floor(from * this.samples.length), Math.max(Math.floor(from * this.samples.length) + 1, Math.floor(to * this.samples.length)));
+    return Math.max(...s.map((x) => x.mib));
+  }
+
   /**
-   * Flat: the last sample is within 20 MiB or 15 % of the first (whichever is larger), and the fitted
-   * trend would add less than 20 MiB over ten minutes. A steady load must not grow a process's memory.
+   * A garbage-collected process's RSS is a sawtooth, so single samples mislead: compare the peak of the
+   * first third of the run with the peak of the last third. Flat: the later peak is at most 20 MiB or
+   * 10 % (whichever is larger) above the earlier one. A steady load must not raise it. The least-squares
+   * trend is printed too, but a run shorter than a few GC cycles makes it noise.
    */
   verdict(): { first: number; last: number; slope: number; flat: boolean } {
-    const first = this.samples[0]?.mib ?? NaN;
-    const last = this.samples[this.samples.length - 1]?.mib ?? NaN;
-    const slope = this.slopePerMinute();
-    const flat = last - first <= Math.max(20, 0.15 * first) && slope * 10 < 20;
-    return { first, last, slope, flat };
+    if (this.samples.length < 3) return { first: NaN, last: NaN, slope: 0, flat: true };
+    const first = this.peak(0, 1 / 3);
+    const last = this.peak(2 / 3, 1);
+    return { first, last, slope: this.slopePerMinute(), flat: last - first <= Math.max(20, 0.1 * first) };
   }
 }
