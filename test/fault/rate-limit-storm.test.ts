@@ -33,7 +33,7 @@ async function sample(): Promise<Sample> {
   return { sent, received: Date.now(), total: counters.total.reads + counters.total.writes + f.rateLimited + f.errors + f.dropped + f.outage };
 }
 
-/** Groups increases of the request count into bursts (separated by ≥ 1 s without a request). */
+/** Groups increases of the request count into bursts (separated by ≥ 2 s without a request: half of Retry-After). */
 function bursts(samples: Sample[]): Array<{ from: number; to: number; requests: number }> {
   const out: Array<{ from: number; to: number; last: number; requests: number }> = [];
   for (let i = 1; i < samples.length; i++) {
@@ -41,7 +41,7 @@ function bursts(samples: Sample[]): Array<{ from: number; to: number; requests: 
     if (!added) continue;
     const cur = out[out.length - 1];
     // the requests arrived between the previous sample's send and this one's answer
-    if (cur && samples[i - 1].sent - cur.last < 1000) { cur.requests += added; cur.last = samples[i].received; continue; }
+    if (cur && samples[i - 1].sent - cur.last < 2000) { cur.requests += added; cur.last = samples[i].received; continue; }
     out.push({ from: samples[i - 1].sent, to: samples[i].received, last: samples[i].received, requests: added });
   }
   return out.map(({ from, to, requests }) => ({ from, to, requests }));

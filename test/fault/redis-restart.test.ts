@@ -27,7 +27,7 @@ beforeAll(async () => {
     throw err;
   }
   // latency and a small concurrency keep a backlog of queued jobs at the moment of the kill
-  e = await startFaultEnv({ set, redisUrl: redis.url, faults: { latency: { fixedMs: 15, jitterMs: 10 } }, directory: { concurrency: 4 } });
+  e = await startFaultEnv({ set, redisUrl: redis.url, faults: { latency: { fixedMs: 30, jitterMs: 10 } }, directory: { concurrency: 4 } });
   await e.startServer();
   await e.startWorker();
 }, 60000);

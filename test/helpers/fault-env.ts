@@ -66,22 +66,25 @@ export interface FaultEnv {
 /** Builds the environment and starts the simulator (no bridge process yet). */
 export async function startFaultEnv(o: FaultEnvOptions = {}): Promise<FaultEnv> {
   const set = o.set ?? new ProcessSet();
-  const dirs = o.directories ?? ["wf"];
   const prefix = testPrefix();
   const redisUrl = o.redisUrl ?? TEST_REDIS_URL;
-  let sim: SimProcess;
   try {
-    sim = await startSimProcess(set, {
-      tenant: { name: "account" },
-      apiKeys: [{ name: "bridge", key: PLATFORM_KEY }],
-      deployments: [{ id: 1, name: "production" }],
-      admin: { header: "x-sim-token", token: SIM_TOKEN },
-      faults: o.faults ?? {},
-    });
+    return await build(set, o, prefix, redisUrl);
   } catch (err) {
-    await set.killAll();
+    await set.killAll(); // nothing a half-built environment started outlives it
     throw err;
   }
+}
+
+async function build(set: ProcessSet, o: FaultEnvOptions, prefix: string, redisUrl: string): Promise<FaultEnv> {
+  const dirs = o.directories ?? ["wf"];
+  const sim = await startSimProcess(set, {
+    tenant: { name: "account" },
+    apiKeys: [{ name: "bridge", key: PLATFORM_KEY }],
+    deployments: [{ id: 1, name: "production" }],
+    admin: { header: "x-sim-token", token: SIM_TOKEN },
+    faults: o.faults ?? {},
+  });
   const config = {
     redis: { url: redisUrl, keyPrefix: prefix },
     server: { host: "127.0.0.1", port: 0, retryAfterSeconds: 1, ...o.server },
@@ -97,7 +100,7 @@ export async function startFaultEnv(o: FaultEnvOptions = {}): Promise<FaultEnv> 
   };
   const redis = createQueueConnection(redisUrl);
   redis.on("error", () => undefined);
-  await waitReady(redis, 10000);
+  await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   const queues = new Map<string, Queue>();
   let serverUrl: string | undefined;
   const env: FaultEnv = {
