@@ -163,6 +163,8 @@ export const configSchema = z
       .object({
         attempts: z.number().int().positive().default(10),
         backoffMs: z.number().int().positive().default(1000),
+        /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
+        maxBackoffMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),
         /** Lock of an active reconcile job, renewed by its worker; a job whose lock expires (worker gone) is stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),

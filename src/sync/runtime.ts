@@ -115,12 +115,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
         });
       }
     };
-    // a crashed worker's jobs are found by the stalled check, which runs every stalledInterval (BullMQ's
-    // default is 30 s whatever the lock): check as often as the lock lasts, so they move on within ~2 locks
     const worker = new Worker(queueName(dir.id), processor, {
-      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency,
-      lockDuration: config.sync.lockDurationMs, stalledInterval: config.sync.lockDurationMs,
-      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs) },
+      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
+      // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
+      stalledInterval: config.sync.lockDurationMs,
+      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
     });
     worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
     worker.on("failed", (job, err) => {

@@ -77,23 +77,40 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   const desiredSet = new Set(desiredMembers);
   let toAdd = desiredMembers.filter((m) => !applied.has(m));
   let toRemove = [...applied].filter((m) => !desiredSet.has(m));
-  if (st.drift === "changed" && platformId) {
-    // a resync saw the platform's members differ: diff against the platform itself
-    const onPlatform = new Set((await c.platform.scim.getGroup(platformId))?.members?.map((m) => m.value) ?? []);
-    const pids = await c.state.platformIds(dirId, "user", desiredMembers);
-    toAdd = desiredMembers.filter((m, i) => pids[i] && !onPlatform.has(pids[i]!));
-    const desiredPids = new Set(pids.filter(Boolean));
-    const extra = [...onPlatform].filter((p) => !desiredPids.has(p));
-    if (extra.length) await c.platform.scim.removeMembers(platformId, extra);
-    if (extra.length) outcome = outcome === "unchanged" ? "updated" : outcome;
-    toRemove = [];
+  let onPlatformNow: string[] | undefined;
+  let ready: string[] = [];
+  let removePids: string[] = [];
+  try {
+    if (st.drift === "changed" && platformId) {
+      // a resync saw the platform's members differ, or a delta failed half-way: diff against the platform itself
+      const onPlatform = new Set((await c.platform.scim.getGroup(platformId))?.members?.map((m) => m.value) ?? []);
+      const pids = await c.state.platformIds(dirId, "user", desiredMembers);
+      toAdd = desiredMembers.filter((m, i) => pids[i] && !onPlatform.has(pids[i]!));
+      const desiredPids = new Set(pids.filter(Boolean));
+      const extra = [...onPlatform].filter((p) => !desiredPids.has(p));
+      if (extra.length) await c.platform.scim.removeMembers(platformId, extra);
+      if (extra.length) outcome = outcome === "unchanged" ? "updated" : outcome;
+      toRemove = [];
+      onPlatformNow = desiredMembers.filter((_, i) => pids[i]);
+    }
+    const addPids = await c.state.platformIds(dirId, "user", toAdd);
+    ready = toAdd.filter((_, i) => addPids[i]);
+    removePids = (await c.state.platformIds(dirId, "user", toRemove)).filter((p): p is string => !!p);
+    if (ready.length) await c.platform.scim.addMembers(platformId, addPids.filter((p): p is string => !!p));
+    if (removePids.length) await c.platform.scim.removeMembers(platformId, removePids);
+  } catch (err) {
+    // the delta may be half applied (the adds went through and the removes did not, or one batch of
+    // several): the applied set no longer says what the platform holds, so the next run diffs against it
+    await c.state.update(dirId, "group", id, { drift: "changed" });
+    throw err;
   }
-  const addPids = await c.state.platformIds(dirId, "user", toAdd);
-  const ready = toAdd.filter((_, i) => addPids[i]);
-  const removePids = (await c.state.platformIds(dirId, "user", toRemove)).filter((p): p is string => !!p);
-  if (ready.length) await c.platform.scim.addMembers(platformId, addPids.filter((p): p is string => !!p));
-  if (removePids.length) await c.platform.scim.removeMembers(platformId, removePids);
-  await c.state.applyMembers(appliedKey, ready, toRemove);
+  if (onPlatformNow) {
+    // after a diff against the platform, what is applied is what the platform now holds
+    await c.state.redisDel(appliedKey);
+    await c.state.applyMembers(appliedKey, onPlatformNow, []);
+  } else {
+    await c.state.applyMembers(appliedKey, ready, toRemove);
+  }
   if ((ready.length || removePids.length) && outcome === "unchanged") outcome = "updated";
 
   await c.state.update(dirId, "group", id, {
