@@ -80,30 +80,41 @@ for _ = 1, tonumber(ARGV[12]) do
   end
 end
 
+-- current entries of the touched members, read and written in batches: one HMGET/HSET/HDEL per
+-- BATCH members instead of one call per member (BATCH stays far below Lua's unpack limit of 8000)
+local BATCH = 1000
 local now_vals, size = {}, exists and redis.call('HLEN', gm) or 0
-for _, v in ipairs(order) do
-  local was = redis.call('HGET', gm, v)
-  now_vals[v] = was
-  if was and delta[v] == false then size = size - 1 end
-  if not was and delta[v] then size = size + 1 end
+for s = 1, #order, BATCH do
+  local e = math.min(#order, s + BATCH - 1)
+  local got = redis.call('HMGET', gm, unpack(order, s, e))
+  for j = s, e do
+    local v, was = order[j], got[j - s + 1]
+    now_vals[v] = was
+    if was and delta[v] == false then size = size - 1 end
+    if not was and delta[v] then size = size + 1 end
+  end
 end
 if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
 
 local changed = docChanged or not exists
+local dels, sets = {}, {}
 for _, v in ipairs(order) do
   local want, was = delta[v], now_vals[v]
   if want == false then
     if was then
-      redis.call('HDEL', gm, v)
+      dels[#dels + 1] = v
       redis.call('SREM', P .. 'mg:' .. v, id)
       changed = true
     end
   elseif want ~= was then
-    redis.call('HSET', gm, v, want)
+    sets[#sets + 1] = v
+    sets[#sets + 1] = want
     if not was then redis.call('SADD', P .. 'mg:' .. v, id) end
     changed = true
   end
 end
+for s = 1, #dels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(#dels, s + BATCH - 1))) end
+for s = 1, #sets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(#sets, s + 2 * BATCH - 1))) end
 
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
 
