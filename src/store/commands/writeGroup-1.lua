@@ -56,6 +56,38 @@ local function set(v, val)
   if delta[v] == nil then order[#order + 1] = v end
   delta[v] = val
 end
+-- Which of the values to add are users ('U') or groups ('G'), looked up in batches: one ZMSCORE per
+-- BATCH values on the id sets <P>users and <P>groups instead of one EXISTS per value. The id sets hold
+-- exactly the ids whose u:/g: hash exists (writeUser, deleteUser, writeGroup and deleteGroup keep them
+-- in step); Redis before 6.2 has no ZMSCORE and gets the EXISTS per value. BATCH stays far below
+-- Lua's unpack limit of 8000.
+local BATCH = 1000
+local kinds = {}
+do
+  local want, j = {}, 13
+  for _ = 1, tonumber(ARGV[12]) do
+    local op, count = ARGV[j], tonumber(ARGV[j + 1])
+    if op ~= 'remove' then for k = 1, count do want[#want + 1] = ARGV[j + 2 * k] end end
+    j = j + 2 + 2 * count
+  end
+  local function mark(idSet, keyType, t, list)
+    local missing = {}
+    for s = 1, #list, BATCH do
+      local e = math.min(#list, s + BATCH - 1)
+      local found = redis.pcall('ZMSCORE', P .. idSet, unpack(list, s, e))
+      if found.err then
+        found = {}
+        for k = s, e do found[k - s + 1] = redis.call('EXISTS', P .. keyType .. list[k]) == 1 end
+      end
+      for k = s, e do
+        if found[k - s + 1] then kinds[list[k]] = t else missing[#missing + 1] = list[k] end
+      end
+    end
+    return missing
+  end
+  mark('groups', 'g:', 'G', mark('users', 'u:', 'U', want))
+end
+
 local i = 13
 for _ = 1, tonumber(ARGV[12]) do
   local op, count = ARGV[i], tonumber(ARGV[i + 1])
@@ -70,11 +102,9 @@ for _ = 1, tonumber(ARGV[12]) do
     if op == 'remove' then
       set(v, false)
     else
-      local t
       if v == id then return {'INVALID', v} end
-      if redis.call('EXISTS', P .. 'u:' .. v) == 1 then t = 'U'
-      elseif redis.call('EXISTS', P .. 'g:' .. v) == 1 then t = 'G'
-      else return {'INVALID', v} end
+      local t = kinds[v]
+      if not t then return {'INVALID', v} end
       set(v, t .. disp)
     end
   end
@@ -82,7 +112,6 @@ end
 
 -- current entries of the touched members, read and written in batches: one HMGET/HSET/HDEL per
 -- BATCH members instead of one call per member (BATCH stays far below Lua's unpack limit of 8000)
-local BATCH = 1000
 local now_vals, size = {}, exists and redis.call('HLEN', gm) or 0
 for s = 1, #order, BATCH do
   local e = math.min(#order, s + BATCH - 1)
