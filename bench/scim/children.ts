@@ -51,6 +51,13 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks; // utime (14), stime (15)
 }
 
+/** CPU time (ms) the whole machine has spent busy so far, all CPUs together (/proc/stat). */
+export function machineBusyMs(): number {
+  const [, ...f] = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = f; // idle and iowait left out
+  return ((user + nice + system + irq + softirq + (steal || 0)) * 1000) / clockTicks;
+}
+
 /**
  * Starts `node [args]` with `env`, waits until `GET readyPath` on 127.0.0.1:`port` answers (any status).
  */

@@ -63,7 +63,7 @@ function push(map: Map<string, number[]>, key: string, value: number): void {
 export async function runLoad(pool: Pool, auth: string, spec: LoadSpec): Promise<LoadResult> {
   const result: LoadResult = { done: 0, elapsedMs: 0, latencies: new Map(), errors: new Map(), abandoned: 0, abandonedAges: new Map() };
   const abort = new AbortController();
-  setMaxListeners(spec.concurrency + 16, abort.signal); // one listener per in-flight request
+  setMaxListeners(4 * spec.concurrency + 16, abort.signal); // undici listens on it per request and per body
   const start = performance.now();
   let issued = 0;
   let lastEnd = start;

@@ -20,7 +20,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/scim/auth";
-import { cpuMs, freePort, rssMiB, startChild, type ServerChild } from "./children";
+import { cpuMs, freePort, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
 import { groupRequest, memberPatch, seedGroup, seedUsers, userName, userRequest } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "./load";
 import { fmt, LABEL_WIDTH, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
@@ -69,10 +69,18 @@ async function redisCpuMs(): Promise<number> {
 /** Runs a load against a target and measures the server's (and, for ours, Redis's) CPU during it. */
 async function measured(t: Target, spec: LoadSpec, withRedis: boolean): Promise<{ r: LoadResult; cost: Cost }> {
   const cpu0 = cpuMs(t.child.pid);
-  const rcpu0 = withRedis ? await redisCpuMs() : 0;
+  const rcpu0 = await redisCpuMs();
+  const gen0 = process.cpuUsage();
+  const busy0 = machineBusyMs();
   const r = await runLoad(t.pool, t.auth, spec);
-  const cost: Cost = { serverCpuMs: cpuMs(t.child.pid) - cpu0 };
-  if (withRedis) cost.redisCpuMs = (await redisCpuMs()) - rcpu0;
+  const busy = machineBusyMs() - busy0;
+  const gen = process.cpuUsage(gen0);
+  const serverCpuMs = cpuMs(t.child.pid) - cpu0;
+  const redisMs = (await redisCpuMs()) - rcpu0;
+  // what neither the server, Redis nor this process used: other work on the machine (noise)
+  const others = busy - serverCpuMs - redisMs - (gen.user + gen.system) / 1000;
+  const cost: Cost = { serverCpuMs, otherCpus: Math.max(0, others) / r.elapsedMs };
+  if (withRedis) cost.redisCpuMs = redisMs;
   return { r, cost };
 }
 
@@ -156,7 +164,7 @@ async function main(): Promise<void> {
   const server = await redis.info("server");
   const persistence = await redis.config("GET", "appendonly") as string[];
   const save = await redis.config("GET", "save") as string[];
-  console.log(`bench/scim — ${CLIENTS} concurrent clients; node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()})`);
+  console.log(`bench/scim — ${CLIENTS} concurrent clients; node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), load average ${os.loadavg()[0].toFixed(2)} at start`);
   console.log(`redis ${/redis_version:(\S+)/.exec(server)?.[1]} at ${REDIS_URL} (appendonly=${persistence[1]}, save="${save[1]}"), key prefix ${prefix}`);
 
   run("npm", ["run", "-s", "build"]);
@@ -274,7 +282,7 @@ async function main(): Promise<void> {
   console.log(`\nTargets (DESIGN.md §6)`);
   for (const v of verdicts) console.log(`  ${v.pass ? "PASS" : "FAIL"}  ${v.name}: ${v.detail}`);
   const rssEnd = rssMiB(oursChild.pid);
-  console.log(`\nours RSS at the end (${oursAll.length.toLocaleString("en-US")} users, one ${GROUP_MEMBERS.toLocaleString("en-US")}-member group): ${fmt(rssEnd)} MiB; bench took ${fmt((Date.now() - started) / 1000)} s`);
+  console.log(`\nours RSS at the end (${oursAll.length.toLocaleString("en-US")} users, one ${GROUP_MEMBERS.toLocaleString("en-US")}-member group): ${fmt(rssEnd)} MiB; bench took ${fmt((Date.now() - started) / 1000)} s, load average ${os.loadavg()[0].toFixed(2)} at the end`);
   for (const [t, r] of [[baseline, [postB.r, lookB.r, patchB.r]], [ours, [postO.r, lookO.r, patchO.r]]] as const) {
     const errs = r.flatMap((x) => [...x.errors.entries()].map(([k, n]) => `${k} ×${n}`));
     if (errs.length) console.log(`errors from ${t.label}: ${errs.join(", ")}`);
