@@ -31,16 +31,18 @@ function wellFormed(s: string): string {
 
 /**
  * The member operations as writeGroup's one JSON argument, `[[name, values, displays?], …]`: one
- * string to encode and send instead of two arguments per member. Strings are made well-formed first,
- * because Redis's JSON decoder refuses a lone surrogate escape that the UTF-8 encoder would have sent
- * as U+FFFD.
+ * string to encode and send instead of two arguments per member. Redis's JSON decoder refuses a lone
+ * surrogate escape (`\ud800`) that the UTF-8 encoder would have sent as U+FFFD, so when JSON.stringify
+ * wrote one (or anything like one), the strings are made well-formed and encoded again.
  */
 function memberOpsJson(ops: MemberOp[]): string {
-  return JSON.stringify(ops.map((op) => {
-    const values = op.members.map((m) => wellFormed(m.value));
+  const encode = (fix: (s: string) => string) => JSON.stringify(ops.map((op) => {
+    const values = op.members.map((m) => fix(m.value));
     if (!op.members.some((m) => m.display)) return [op.op, values];
-    return [op.op, values, op.members.map((m) => wellFormed(m.display ?? ""))];
+    return [op.op, values, op.members.map((m) => fix(m.display ?? ""))];
   }));
+  const json = encode((s) => s);
+  return json.includes("\\ud") ? encode(wellFormed) : json;
 }
 
 /** Groups of every directory, on one Redis connection. */
