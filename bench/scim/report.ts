@@ -5,8 +5,10 @@ import type { Summary } from "./load";
 export interface Cost {
   serverCpuMs: number;
   redisCpuMs?: number;
-  /** CPU (in CPUs, e.g. 0.4) that processes other than the server, Redis and the bench used meanwhile. */
+  /** CPU (in CPUs, e.g. 0.4) that other work used meanwhile (other processes, Redis serving other clients). */
   otherCpus: number;
+  /** Scripts Redis ran for other clients meanwhile. */
+  otherScripts: number;
 }
 
 const W = 50;
@@ -29,7 +31,10 @@ export function tableRow(label: string, s: Summary, cost?: Cost, requestsForCost
   console.log(`  ${label.padEnd(W)}${String(s.count).padStart(9)}${fmt(s.rps, 0).padStart(10)}${(ge + fmt(s.p50)).padStart(10)}${(ge + fmt(s.p99)).padStart(10)}${(ge + fmt(s.max)).padStart(10)}   ${cpu}`);
   const notes: string[] = [];
   if (s.errors) notes.push(`${s.errors} errors`);
-  if (cost && cost.otherCpus > 0.1) notes.push(`other processes on the machine used ${fmt(cost.otherCpus, 1)} CPU meanwhile: figures may be disturbed`);
+  if (cost && cost.otherCpus > 0.1) {
+    const redisNote = cost.otherScripts > 0 ? `, Redis ran ${cost.otherScripts.toLocaleString("en-US")} scripts for other clients` : "";
+    notes.push(`other work on the machine used ${fmt(cost.otherCpus, 1)} CPU meanwhile${redisNote}: figures may be disturbed`);
+  }
   if (s.abandoned) notes.push(`${s.abandoned} still in flight at the time cap, abandoned (their age is counted as their latency: a lower bound)`);
   if (notes.length) console.log(`  ${"".padEnd(W)}${notes.join("; ")}`);
 }
