@@ -54,6 +54,7 @@ const prefix = `bench-${randomUUID()}`;
 const children: ServerChild[] = [];
 const pools: Pool[] = [];
 let redis: Redis | undefined;
+let redisAnswered = false;
 
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8" });
@@ -149,16 +150,21 @@ async function cleanup(): Promise<void> {
   await Promise.allSettled(children.map((c) => c.stop()));
   await Promise.allSettled(pools.map((p) => p.destroy()));
   if (!redis) return;
-  let deleted = 0;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) deleted += await redis.unlink(...keys);
-  } while (cursor !== "0");
-  console.log(`\nRedis: deleted ${deleted.toLocaleString("en-US")} keys under ${prefix}*`);
-  redis.disconnect();
+  const r = redis;
   redis = undefined;
+  try {
+    if (!redisAnswered) return; // nothing can have been written
+    let deleted = 0;
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) deleted += await r.unlink(...keys);
+    } while (cursor !== "0");
+    console.log(`\nRedis: deleted ${deleted.toLocaleString("en-US")} keys under ${prefix}*`);
+  } finally {
+    r.disconnect();
+  }
 }
 
 let cleaning: Promise<void> | undefined;
@@ -169,7 +175,12 @@ function cleanupOnce(): Promise<void> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: "scim-bridge-bench" });
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: "scim-bridge-bench", retryStrategy: (n) => (n > 5 ? null : 200) });
+  redis.on("error", () => undefined); // reported by the command that fails
+  await redis.ping().catch((err: Error) => {
+    throw new Error(`Redis does not answer at ${REDIS_URL} (${err.message}): start redis-server or set REDIS_URL`);
+  });
+  redisAnswered = true;
   const server = await redis.info("server");
   const persistence = await redis.config("GET", "appendonly") as string[];
   const save = await redis.config("GET", "save") as string[];
@@ -298,15 +309,22 @@ async function main(): Promise<void> {
   }
 }
 
-process.once("SIGINT", () => {
+// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): later signals are ignored
+// while the first one cleans up, instead of killing the process before the keys are deleted
+let interrupted = false;
+const onSignal = (code: number) => () => {
+  if (interrupted) return;
+  interrupted = true;
   console.error("\ninterrupted: stopping the servers and deleting the bench keys…");
-  void cleanupOnce().finally(() => process.exit(130));
-});
-process.once("SIGTERM", () => { void cleanupOnce().finally(() => process.exit(143)); });
+  void cleanupOnce().finally(() => process.exit(code));
+};
+process.on("SIGINT", onSignal(130));
+process.on("SIGTERM", onSignal(143));
 
 main()
   .then(() => cleanupOnce())
   .catch(async (err: Error) => {
+    if (interrupted) return; // the signal handler cleans up and exits; what failed is the interruption
     console.error(`\nbench failed: ${err.stack ?? err.message}`);
     for (const c of children) if (c.output()) console.error(`--- last output of ${c.name}:\n${c.output()}`);
     await cleanupOnce();
