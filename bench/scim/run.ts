@@ -21,8 +21,9 @@ import { Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/scim/auth";
 import { cpuMs, freePort, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
-import { groupRequest, memberPatch, seedGroup, seedUsers, userName, userRequest } from "./fixtures";
+import { groupRequest, seedGroup, seedUsers } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "./load";
+import { idFromBody, lookups as lookupSpec, memberPatches, PATCH_SIZE, postUsers as postSpec, type Target } from "./scenarios";
 import { fmt, LABEL_WIDTH, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -33,21 +34,8 @@ const USERS = env("BENCH_USERS", 10_000);
 const GROUP_MEMBERS = env("BENCH_GROUP_MEMBERS", 50_000);
 const BASELINE_GROUP_MEMBERS = env("BENCH_BASELINE_GROUP_MEMBERS", 5_000);
 const SECONDS = env("BENCH_SECONDS", 10);
-const PATCH_SIZE = 256;
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const DIRECTORY = "bench";
-
-/** One server under test, as the bench drives it. */
-interface Target {
-  label: string;
-  child: ServerChild;
-  pool: Pool;
-  auth: string;
-  /** SCIM base path, e.g. /scim/v2/bench */
-  base: string;
-  /** ids of the users created, by index */
-  userIds: string[];
-}
 
 const runTag = randomBytes(3).toString("hex");
 const prefix = `bench-${randomUUID()}`;
@@ -94,57 +82,8 @@ async function measured(t: Target, spec: LoadSpec, scriptsPerRequest: number): P
   return { r, cost };
 }
 
-function idFromBody(body: string): string | undefined {
-  const id = (JSON.parse(body) as { id?: unknown }).id;
-  return typeof id === "string" ? id : undefined;
-}
-
-/** POSTs users `from`…`to-1` with CLIENTS clients, recording their ids. */
-function postUsers(t: Target, from: number, to: number): LoadSpec {
-  return {
-    concurrency: CLIENTS,
-    total: to - from,
-    expect: [201],
-    next: (seq) => ({ method: "POST", path: `${t.base}/Users`, body: JSON.stringify(userRequest(from + seq, runTag)), key: from + seq }),
-    check: (body, req) => {
-      const id = idFromBody(body);
-      if (id) t.userIds[req.key!] = id;
-      return id !== undefined;
-    },
-  };
-}
-
-function lookups(t: Target, durationMs: number, hardStopMs: number, concurrency = CLIENTS): LoadSpec {
-  return {
-    concurrency,
-    durationMs,
-    hardStopMs,
-    expect: [200],
-    next: () => {
-      const i = Math.floor(Math.random() * USERS);
-      return { method: "GET", path: `${t.base}/Users?filter=${encodeURIComponent(`userName eq "${userName(i, runTag)}"`)}`, key: i };
-    },
-    check: (body, req) => {
-      const list = JSON.parse(body) as { totalResults?: number; Resources?: Array<{ userName?: string }> };
-      return list.totalResults === 1 && list.Resources?.[0]?.userName?.toLowerCase() === userName(req.key!, runTag).toLowerCase();
-    },
-  };
-}
-
-/** Each client adds its own 256 non-members to the group, then removes them again, and so on. */
-function memberPatches(t: Target, groupId: string, pool: string[], expect: number[], concurrency: number, durationMs: number, hardStopMs: number, total?: number): LoadSpec {
-  const bodies = Array.from({ length: concurrency }, (_, c) => {
-    const ids = pool.slice(c * PATCH_SIZE, (c + 1) * PATCH_SIZE);
-    return { add: memberPatch("add", ids), remove: memberPatch("remove", ids) };
-  });
-  return {
-    concurrency, durationMs, hardStopMs, total, expect,
-    next: (_seq, c, round) => {
-      const op = round % 2 === 0 ? "add" : "remove";
-      return { method: "PATCH", path: `${t.base}/Groups/${groupId}`, body: bodies[c][op], tag: op };
-    },
-  };
-}
+const postUsers = (t: Target, from: number, to: number) => postSpec(t, from, to, CLIENTS, runTag);
+const lookups = (t: Target, durationMs: number, hardStopMs: number, concurrency = CLIENTS) => lookupSpec(t, USERS, runTag, concurrency, durationMs, hardStopMs);
 
 async function cleanup(): Promise<void> {
   await Promise.allSettled(children.map((c) => c.stop()));
@@ -239,7 +178,7 @@ async function main(): Promise<void> {
   console.log(`  ${baseline.label.padEnd(LABEL_WIDTH)}${fmt(rss.baseline)} MiB (at start ${fmt(rssStart.baseline)} MiB; data in the process)`);
   console.log(`  ${ours.label.padEnd(LABEL_WIDTH)}${fmt(rss.ours)} MiB (at start ${fmt(rssStart.ours)} MiB; data in Redis: used_memory +${fmt((usedAfter - usedBefore) / 1048576)} MiB, approximate — shared instance)`);
   ratioLine("RSS", rss.ours, rss.baseline);
-  verdicts.push(verdict("our server RSS after 10,000 users < 150 MiB", rss.ours < 150, `${fmt(rss.ours)} MiB`));
+  verdicts.push(verdict(`our server RSS after ${USERS.toLocaleString("en-US")} users < 150 MiB`, rss.ours < 150, `${fmt(rss.ours)} MiB`));
 
   // 2. userName eq lookups over USERS users
   const ms = SECONDS * 1000;
