@@ -26,6 +26,8 @@ export type ResourceKind = "User" | "Group";
 
 let done = false;
 const tables: Record<ResourceKind, Map<string, AttrInfo>> = { User: new Map(), Group: new Map() };
+/** Complex attributes (lower-cased paths) with at least one boolean sub-attribute, e.g. `emails` (`emails.primary`). */
+const withBooleanSubs: Record<ResourceKind, Set<string>> = { User: new Set(), Group: new Set() };
 
 interface ScimmyAttribute { name: string; type: string; config: { caseExact?: boolean; multiValued?: boolean; canonicalValues?: unknown }; subAttributes?: ScimmyAttribute[] }
 interface ScimmyDefinition { id: string; attributes: Array<ScimmyAttribute | ScimmyDefinition> }
@@ -44,10 +46,10 @@ function relaxCanonicalValues(attr: ScimmyAttribute): void {
   for (const sub of attr.subAttributes ?? []) relaxCanonicalValues(sub);
 }
 
-function collect(def: ScimmyDefinition, table: Map<string, AttrInfo>, prefix = ""): void {
+function collect(def: ScimmyDefinition, table: Map<string, AttrInfo>, booleanParents: Set<string>, prefix = ""): void {
   for (const a of def.attributes) {
     if (isDefinition(a)) {
-      collect(a, table, `${a.id.toLowerCase()}:`);
+      collect(a, table, booleanParents, `${a.id.toLowerCase()}:`);
       continue;
     }
     relaxCanonicalValues(a);
@@ -55,6 +57,7 @@ function collect(def: ScimmyDefinition, table: Map<string, AttrInfo>, prefix = "
     table.set(base, { type: a.type, caseExact: !!a.config.caseExact, multiValued: !!a.config.multiValued });
     for (const s of a.subAttributes ?? []) {
       table.set(`${base}.${s.name.toLowerCase()}`, { type: s.type, caseExact: !!s.config.caseExact, multiValued: !!s.config.multiValued });
+      if (s.type === "boolean") booleanParents.add(base);
     }
   }
 }
@@ -66,8 +69,8 @@ export function setupScimmy(): void {
   if (!SCIMMY.Resources.declared("User")) SCIMMY.Resources.declare(SCIMMY.Resources.User);
   if (!SCIMMY.Resources.declared("Group")) SCIMMY.Resources.declare(SCIMMY.Resources.Group);
   SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false);
-  collect(SCIMMY.Schemas.User.definition as unknown as ScimmyDefinition, tables.User);
-  collect(SCIMMY.Schemas.Group.definition as unknown as ScimmyDefinition, tables.Group);
+  collect(SCIMMY.Schemas.User.definition as unknown as ScimmyDefinition, tables.User, withBooleanSubs.User);
+  collect(SCIMMY.Schemas.Group.definition as unknown as ScimmyDefinition, tables.Group, withBooleanSubs.Group);
   for (const t of Object.values(tables)) {
     t.set("id", { type: "string", caseExact: true, multiValued: false });
     t.set("externalid", { type: "string", caseExact: true, multiValued: false });
@@ -83,4 +86,10 @@ export function setupScimmy(): void {
 export function attrInfo(kind: ResourceKind, path: string): AttrInfo | undefined {
   setupScimmy();
   return tables[kind].get(path);
+}
+
+/** True when the complex attribute at `path` (lower-cased) has a boolean sub-attribute (`emails` → `emails.primary`). */
+export function hasBooleanSubAttribute(kind: ResourceKind, path: string): boolean {
+  setupScimmy();
+  return withBooleanSubs[kind].has(path);
 }

@@ -24,6 +24,27 @@ export interface GroupWrite {
   expectedVersion?: number;
 }
 
+/** What Redis receives for `s` as UTF-8: lone surrogates become U+FFFD, as the command encoder makes them. */
+function wellFormed(s: string): string {
+  return (s as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/**
+ * The member operations as writeGroup's one JSON argument, `[[name, values, displays?], …]`: one
+ * string to encode and send instead of two arguments per member. Redis's JSON decoder refuses a lone
+ * surrogate escape (`\ud800`) that the UTF-8 encoder would have sent as U+FFFD, so when JSON.stringify
+ * wrote one (or anything like one), the strings are made well-formed and encoded again.
+ */
+function memberOpsJson(ops: MemberOp[]): string {
+  const encode = (fix: (s: string) => string) => JSON.stringify(ops.map((op) => {
+    const values = op.members.map((m) => fix(m.value));
+    if (!op.members.some((m) => m.display)) return [op.op, values];
+    return [op.op, values, op.members.map((m) => fix(m.display ?? ""))];
+  }));
+  const json = encode((s) => s);
+  return json.includes("\\ud") ? encode(wellFormed) : json;
+}
+
 /** Groups of every directory, on one Redis connection. */
 export class GroupStore {
   private readonly redis: Redis & StoreCommands;
@@ -43,12 +64,8 @@ export class GroupStore {
     const args: string[] = [
       k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
       w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
-      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), String(w.memberOps?.length ?? 0),
+      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
     ];
-    for (const op of w.memberOps ?? []) {
-      args.push(op.op, String(op.members.length));
-      for (const m of op.members) args.push(m.value, m.display ?? "");
-    }
     const r = await this.redis.writeGroup(k.groups, ...args);
     switch (r[0]) {
       case "OK":

@@ -5,7 +5,7 @@
  * - Entra ID sends the enterprise `manager` as a bare id string (E6), where the schema wants `{value}`.
  * Both are turned into what RFC 7643 defines; anything else is left for SCIMMY to judge.
  */
-import { attrInfo, ENTERPRISE_SCHEMA, type ResourceKind } from "../schemas";
+import { attrInfo, ENTERPRISE_SCHEMA, hasBooleanSubAttribute, type ResourceKind } from "../schemas";
 
 type Json = Record<string, unknown>;
 const MANAGER_PATH = `${ENTERPRISE_SCHEMA.toLowerCase()}:manager`;
@@ -29,6 +29,9 @@ export function coerceAt(kind: ResourceKind, path: string, value: unknown): unkn
     return Array.isArray(value) ? value.map(stringToBoolean) : stringToBoolean(value);
   }
   if (info.type === "complex") {
+    // nothing below it to fix (Group `members`: value, display, type, $ref — 256 of them in a typical
+    // member PATCH): the value goes on as sent instead of being copied item by item
+    if (!hasBooleanSubAttribute(kind, path)) return value;
     if (Array.isArray(value)) return value.map((item) => coerceObject(kind, item, path));
     if (value && typeof value === "object") return coerceObject(kind, value, path);
   }

@@ -1,0 +1,271 @@
+/**
+ * bench/scim — the SCIM server side by side with a plain in-memory scimmy-routers server (the
+ * baseline), both in child processes, driven by 50 concurrent clients (DESIGN.md §6, issue 2):
+ *
+ *   1. POST /Users into a directory that grows to 10,000 users;
+ *   2. GET /Users?filter=userName eq "<random existing>" over 10,000 users (time-capped on the baseline);
+ *   3. 256-member group PATCHes (add, then remove the same 256) into a 50,000-member group on ours, a
+ *      5,000-member group on the baseline (the size the plain library was measured at);
+ *   4. server RSS after 10,000 users.
+ *
+ * Ours is the production entry point (`node dist/main.js`, built first) with its durable state in the
+ * Redis at REDIS_URL under a private prefix `bench-<uuid>`, deleted at the end (also on error and Ctrl-C).
+ * Run: `npm run bench:scim`. Knobs (env): BENCH_CLIENTS (50), BENCH_USERS (10000),
+ * BENCH_GROUP_MEMBERS (50000), BENCH_BASELINE_GROUP_MEMBERS (5000), BENCH_SECONDS (10, per timed run).
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import type { Pool } from "undici";
+import { hashToken } from "../../src/scim/auth";
+import { cpuMs, freePort, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
+import { groupRequest, seedGroup, seedUsers } from "./fixtures";
+import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "./load";
+import { idFromBody, lookups as lookupSpec, memberPatches, PATCH_SIZE, postUsers as postSpec, type Target } from "./scenarios";
+import { fmt, LABEL_WIDTH, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CHILD_JS = path.join(ROOT, "node_modules/.cache/scim-bridge-bench");
+const env = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
+const CLIENTS = env("BENCH_CLIENTS", 50);
+const USERS = env("BENCH_USERS", 10_000);
+const GROUP_MEMBERS = env("BENCH_GROUP_MEMBERS", 50_000);
+const BASELINE_GROUP_MEMBERS = env("BENCH_BASELINE_GROUP_MEMBERS", 5_000);
+const SECONDS = env("BENCH_SECONDS", 10);
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const DIRECTORY = "bench";
+
+const runTag = randomBytes(3).toString("hex");
+const prefix = `bench-${randomUUID()}`;
+const children: ServerChild[] = [];
+const pools: Pool[] = [];
+let redis: Redis | undefined;
+let redisAnswered = false;
+
+function run(cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed:\n${r.stdout}${r.stderr}`);
+}
+
+/** Redis's CPU time so far (ms) and how many scripts (EVAL/EVALSHA) it has run for its clients. */
+async function redisUsage(): Promise<{ cpuMs: number; scripts: number }> {
+  const [cpu, stats] = await Promise.all([redis!.info("cpu"), redis!.info("commandstats")]);
+  const get = (k: string) => Number(new RegExp(`^${k}:([\\d.]+)`, "m").exec(cpu)?.[1] ?? 0);
+  const calls = (cmd: string) => Number(new RegExp(`^cmdstat_${cmd}:calls=(\\d+)`, "m").exec(stats)?.[1] ?? 0);
+  return { cpuMs: (get("used_cpu_user") + get("used_cpu_sys")) * 1000, scripts: calls("evalsha") + calls("eval") };
+}
+
+/**
+ * Runs a load against a target and measures the CPU the server used during it and, for ours
+ * (`scriptsPerRequest` > 0: how many store scripts one request runs), Redis's CPU. Redis is shared:
+ * its CPU is counted as ours in proportion of the scripts that were ours; the rest, and whatever the
+ * machine did beyond the server, Redis and this process, is reported as other work (noise).
+ */
+async function measured(t: Target, spec: LoadSpec, scriptsPerRequest: number): Promise<{ r: LoadResult; cost: Cost }> {
+  const cpu0 = cpuMs(t.child.pid);
+  const redis0 = await redisUsage();
+  const gen0 = process.cpuUsage();
+  const busy0 = machineBusyMs();
+  const r = await runLoad(t.pool, t.auth, spec);
+  const busy = machineBusyMs() - busy0;
+  const gen = process.cpuUsage(gen0);
+  const serverCpuMs = cpuMs(t.child.pid) - cpu0;
+  const redis1 = await redisUsage();
+  const scripts = redis1.scripts - redis0.scripts;
+  const ours = Math.min(scripts, scriptsPerRequest * (r.done + [...r.errors.values()].reduce((a, b) => a + b, 0)));
+  const redisMs = (redis1.cpuMs - redis0.cpuMs) * (scripts > 0 ? ours / scripts : 0);
+  const others = busy - serverCpuMs - redisMs - (gen.user + gen.system) / 1000;
+  const cost: Cost = { serverCpuMs, otherCpus: Math.max(0, others) / r.elapsedMs, otherScripts: scripts - ours };
+  if (scriptsPerRequest > 0) cost.redisCpuMs = redisMs;
+  return { r, cost };
+}
+
+const postUsers = (t: Target, from: number, to: number) => postSpec(t, from, to, CLIENTS, runTag);
+const lookups = (t: Target, durationMs: number, hardStopMs: number, concurrency = CLIENTS) => lookupSpec(t, USERS, runTag, concurrency, durationMs, hardStopMs);
+
+async function cleanup(): Promise<void> {
+  await Promise.allSettled(children.map((c) => c.stop()));
+  await Promise.allSettled(pools.map((p) => p.destroy()));
+  if (!redis) return;
+  const r = redis;
+  redis = undefined;
+  try {
+    if (!redisAnswered) return; // nothing can have been written
+    let deleted = 0;
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) deleted += await r.unlink(...keys);
+    } while (cursor !== "0");
+    console.log(`\nRedis: deleted ${deleted.toLocaleString("en-US")} keys under ${prefix}*`);
+  } finally {
+    r.disconnect();
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanupOnce(): Promise<void> {
+  cleaning ??= cleanup().catch((err: Error) => console.error(`cleanup failed: ${err.message} — delete the keys ${prefix}* by hand`));
+  return cleaning;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: "scim-bridge-bench", retryStrategy: (n) => (n > 5 ? null : 200) });
+  redis.on("error", () => undefined); // reported by the command that fails
+  await redis.ping().catch((err: Error) => {
+    throw new Error(`Redis does not answer at ${REDIS_URL} (${err.message}): start redis-server or set REDIS_URL`);
+  });
+  redisAnswered = true;
+  const server = await redis.info("server");
+  const persistence = await redis.config("GET", "appendonly") as string[];
+  const save = await redis.config("GET", "save") as string[];
+  console.log(`bench/scim — ${CLIENTS} concurrent clients; node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), load average ${os.loadavg()[0].toFixed(2)} at start`);
+  console.log(`redis ${/redis_version:(\S+)/.exec(server)?.[1]} at ${REDIS_URL} (appendonly=${persistence[1]}, save="${save[1]}"), key prefix ${prefix}`);
+
+  run("npm", ["run", "-s", "build"]);
+  run(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "bench/scim/tsconfig.json"]);
+
+  const token = randomBytes(24).toString("base64url");
+  const [basePort, oursPort] = [await freePort(), await freePort()];
+  const baselineChild = await startChild("baseline", [path.join(CHILD_JS, "baseline-server.js")],
+    { PATH: process.env.PATH, PORT: String(basePort), BENCH_TOKEN: token }, basePort, "/scim/v2/ServiceProviderConfig", path.join(CHILD_JS, "exit-with-parent.js"));
+  children.push(baselineChild);
+  const config = {
+    server: { host: "127.0.0.1", port: oursPort, publicBaseUrl: `http://127.0.0.1:${oursPort}` },
+    redis: { url: REDIS_URL, keyPrefix: prefix },
+    log: { level: "warn" },
+    directories: [{
+      id: DIRECTORY, tokenHashes: [hashToken(token)], target: "workforce",
+      platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "BENCH_UNUSED_PLATFORM_KEY" },
+    }],
+  };
+  const oursChild = await startChild("ours", [path.join(ROOT, "dist/main.js")],
+    { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) }, oursPort, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
+  children.push(oursChild);
+
+  const mk = (label: string, child: ServerChild, base: string): Target => {
+    const pool = makePool(child.origin, CLIENTS);
+    pools.push(pool);
+    return { label, child, pool, auth: `Bearer ${token}`, base, userIds: [] };
+  };
+  const baseline = mk("baseline (scimmy-routers)", baselineChild, "/scim/v2");
+  const ours = mk("ours (scim-bridge)", oursChild, `/scim/v2/${DIRECTORY}`);
+  console.log(`baseline pid ${baselineChild.pid} at ${baselineChild.origin}/scim/v2 (in memory); ours pid ${oursChild.pid} at ${oursChild.origin}/scim/v2/${DIRECTORY} (node dist/main.js, Redis)`);
+  const rssStart = { baseline: rssMiB(baselineChild.pid), ours: rssMiB(oursChild.pid) };
+  const verdicts: Verdict[] = [];
+
+  // 1. POST /Users: each directory grows from 0 to USERS
+  tableHeader(`1. POST /Users, directory growing 0 → ${USERS.toLocaleString("en-US")} users, ${CLIENTS} clients`);
+  const usedBefore = Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
+  const postB = await measured(baseline, postUsers(baseline, 0, USERS), 0);
+  const postO = await measured(ours, postUsers(ours, 0, USERS), 2);
+  const usedAfter = Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
+  const sPostB = summarise(postB.r);
+  const sPostO = summarise(postO.r);
+  tableRow(baseline.label, sPostB, postB.cost);
+  tableRow(ours.label, sPostO, postO.cost);
+  const postRatio = ratioLine("throughput", sPostO.rps, sPostB.rps);
+  verdicts.push(verdict("POST /Users throughput ≥ 1.0× baseline", postRatio >= 1.0 && sPostO.errors === 0, `${fmt(postRatio, 2)}× (${fmt(sPostO.rps, 0)} vs ${fmt(sPostB.rps, 0)} req/s)`));
+  if (sPostB.count !== USERS || sPostO.count !== USERS) throw new Error(`POST phase incomplete: baseline ${sPostB.count}, ours ${sPostO.count} of ${USERS}`);
+
+  // 4. RSS after USERS users (measured here, before anything else grows the servers)
+  const rss = { baseline: rssMiB(baselineChild.pid), ours: rssMiB(oursChild.pid) };
+  console.log(`\n4. Server RSS (VmRSS of each child) after ${USERS.toLocaleString("en-US")} users`);
+  console.log(`  ${baseline.label.padEnd(LABEL_WIDTH)}${fmt(rss.baseline)} MiB (at start ${fmt(rssStart.baseline)} MiB; data in the process)`);
+  console.log(`  ${ours.label.padEnd(LABEL_WIDTH)}${fmt(rss.ours)} MiB (at start ${fmt(rssStart.ours)} MiB; data in Redis: used_memory +${fmt((usedAfter - usedBefore) / 1048576)} MiB, approximate — shared instance)`);
+  ratioLine("RSS", rss.ours, rss.baseline);
+  verdicts.push(verdict(`our server RSS after ${USERS.toLocaleString("en-US")} users < 150 MiB`, rss.ours < 150, `${fmt(rss.ours)} MiB`));
+
+  // 2. userName eq lookups over USERS users
+  const ms = SECONDS * 1000;
+  tableHeader(`2. GET /Users?filter=userName eq "<random existing>" over ${USERS.toLocaleString("en-US")} users, ${CLIENTS} clients, ${SECONDS} s each`);
+  await runLoad(baseline.pool, baseline.auth, { ...lookups(baseline, 1000, 3000, 1) }); // warm-up, 1 client
+  await runLoad(ours.pool, ours.auth, { ...lookups(ours, 1000, 3000, 1) });
+  const lookB = await measured(baseline, lookups(baseline, ms, ms + 10_000), 0);
+  const lookO = await measured(ours, lookups(ours, ms, ms + 10_000), 1);
+  const sLookB = summarise(lookB.r);
+  const sLookO = summarise(lookO.r);
+  tableRow(baseline.label, sLookB, lookB.cost);
+  tableRow(ours.label, sLookO, lookO.cost);
+  ratioLine("throughput", sLookO.rps, sLookB.rps);
+  verdicts.push(verdict("lookups ≥ 2,000 req/s with p99 < 50 ms", sLookO.rps >= 2000 && sLookO.p99 < 50 && sLookO.errors === 0, `${fmt(sLookO.rps, 0)} req/s, p99 ${fmt(sLookO.p99)} ms`));
+
+  // 3. 256-member PATCHes into a large group
+  const oursPoolSize = CLIENTS * PATCH_SIZE;
+  const t0 = Date.now();
+  const seeded = await seedUsers(redis, prefix, DIRECTORY, USERS, GROUP_MEMBERS + oursPoolSize, runTag);
+  const oursAll = [...ours.userIds, ...seeded];
+  const oursGroup = await seedGroup(redis, prefix, DIRECTORY, `bench-group-${runTag}`, oursAll.slice(0, GROUP_MEMBERS), 200_000);
+  const oursNonMembers = oursAll.slice(GROUP_MEMBERS);
+  const baseNeeded = BASELINE_GROUP_MEMBERS + CLIENTS * PATCH_SIZE;
+  if (baseNeeded > USERS) await runLoad(baseline.pool, baseline.auth, postUsers(baseline, USERS, baseNeeded));
+  let baseGroup = "";
+  const created = await runLoad(baseline.pool, baseline.auth, {
+    concurrency: 1, total: 1, expect: [201],
+    next: () => ({ method: "POST", path: `${baseline.base}/Groups`, body: groupRequest(`bench-group-${runTag}`, baseline.userIds.slice(0, BASELINE_GROUP_MEMBERS)) }),
+    check: (body) => { baseGroup = idFromBody(body) ?? ""; return baseGroup !== ""; },
+  });
+  if (created.done !== 1) throw new Error(`baseline group create failed: ${[...created.errors.keys()].join(", ")}`);
+  console.log(`\n(set-up for 3: ${(oursAll.length - USERS).toLocaleString("en-US")} more users written to our store directly and a ${GROUP_MEMBERS.toLocaleString("en-US")}-member group; `
+    + `${Math.max(0, baseNeeded - USERS).toLocaleString("en-US")} more users POSTed to the baseline and a ${BASELINE_GROUP_MEMBERS.toLocaleString("en-US")}-member group; ${fmt((Date.now() - t0) / 1000)} s)`);
+
+  tableHeader(`3. PATCH /Groups/:id, ${PATCH_SIZE} members per PATCH (add, then remove the same ${PATCH_SIZE}; each client its own ${PATCH_SIZE} non-members)\n`
+    + `   ours: group of ${GROUP_MEMBERS.toLocaleString("en-US")} members; baseline: group of ${BASELINE_GROUP_MEMBERS.toLocaleString("en-US")} members (the size the plain library was measured at, DESIGN.md §6)`);
+  // service time first: one client, no queueing
+  const serialO = await measured(ours, memberPatches(ours, oursGroup, oursNonMembers, [204], 1, 3000, 10_000, 200), 1);
+  const serialB = await measured(baseline, memberPatches(baseline, baseGroup, baseline.userIds.slice(BASELINE_GROUP_MEMBERS), [200, 204], 1, 6000, 20_000, 4), 0);
+  const membersKey = `${prefix}:{${DIRECTORY}}:gm:${oursGroup}`;
+  const sizeBefore = await redis.hlen(membersKey);
+  const patchO = await measured(ours, memberPatches(ours, oursGroup, oursNonMembers, [204], CLIENTS, ms, ms + 10_000), 1);
+  const sizeAfter = await redis.hlen(membersKey);
+  const patchB = await measured(baseline, memberPatches(baseline, baseGroup, baseline.userIds.slice(BASELINE_GROUP_MEMBERS), [200, 204], CLIENTS, ms, ms + 5_000), 0);
+  await baselineChild.stop(); // it may still be working through abandoned PATCHes
+  for (const [label, r, cost] of [
+    [`${baseline.label}, 1 client`, serialB.r, serialB.cost], [`${ours.label}, 1 client`, serialO.r, serialO.cost],
+    [`${baseline.label}, ${CLIENTS} clients`, patchB.r, patchB.cost], [`${ours.label}, ${CLIENTS} clients`, patchO.r, patchO.cost],
+  ] as const) {
+    for (const op of ["add", "remove"]) tableRow(`${label} — ${op}`, summarise(r, op), cost, r.done);
+  }
+  const addO = summarise(patchO.r, "add");
+  const addB = summarise(patchB.r, "add");
+  ratioLine(`PATCH add throughput (${CLIENTS} clients; group sizes differ 10×)`, addO.rps, addB.rps);
+  ratioLine(`PATCH add p50 latency, 1 client`, summarise(serialO.r, "add").p50, summarise(serialB.r, "add").p50);
+  console.log(`  (our group: ${sizeBefore.toLocaleString("en-US")} members before the ${CLIENTS}-client run, ${sizeAfter.toLocaleString("en-US")} after — a client stopped by the time cap between its add and its remove leaves its ${PATCH_SIZE} in)`);
+  verdicts.push(verdict(`256-member PATCH into ${GROUP_MEMBERS.toLocaleString("en-US")} members: p50 and p99 < 50 ms (${CLIENTS} clients)`,
+    addO.p50 < 50 && addO.p99 < 50 && patchO.r.errors.size === 0, `add p50 ${fmt(addO.p50)} ms, p99 ${fmt(addO.p99)} ms`));
+
+  console.log(`\nTargets (DESIGN.md §6)`);
+  for (const v of verdicts) console.log(`  ${v.pass ? "PASS" : "FAIL"}  ${v.name}: ${v.detail}`);
+  const rssEnd = rssMiB(oursChild.pid);
+  console.log(`\nours RSS at the end (${oursAll.length.toLocaleString("en-US")} users, one ${GROUP_MEMBERS.toLocaleString("en-US")}-member group): ${fmt(rssEnd)} MiB; bench took ${fmt((Date.now() - started) / 1000)} s, load average ${os.loadavg()[0].toFixed(2)} at the end`);
+  for (const [t, r] of [[baseline, [postB.r, lookB.r, patchB.r]], [ours, [postO.r, lookO.r, patchO.r]]] as const) {
+    const errs = r.flatMap((x) => [...x.errors.entries()].map(([k, n]) => `${k} ×${n}`));
+    if (errs.length) console.log(`errors from ${t.label}: ${errs.join(", ")}`);
+  }
+}
+
+// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): later signals are ignored
+// while the first one cleans up, instead of killing the process before the keys are deleted
+let interrupted = false;
+const onSignal = (code: number) => () => {
+  if (interrupted) return;
+  interrupted = true;
+  console.error("\ninterrupted: stopping the servers and deleting the bench keys…");
+  void cleanupOnce().finally(() => process.exit(code));
+};
+process.on("SIGINT", onSignal(130));
+process.on("SIGTERM", onSignal(143));
+
+main()
+  .then(() => cleanupOnce())
+  .catch(async (err: Error) => {
+    if (interrupted) return; // the signal handler cleans up and exits; what failed is the interruption
+    console.error(`\nbench failed: ${err.stack ?? err.message}`);
+    for (const c of children) if (c.output()) console.error(`--- last output of ${c.name}:\n${c.output()}`);
+    await cleanupOnce();
+    process.exitCode = 1;
+  });
