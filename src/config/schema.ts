@@ -166,6 +166,8 @@ export const configSchema = z
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),
+        /** Times a job may be handed on because its worker died before BullMQ fails it (the bridge then queues it again). */
+        maxStalledCount: z.number().int().min(0).default(5),
         /** Lock of an active reconcile job, renewed by its worker; a job whose lock expires (worker gone) is stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),
       })

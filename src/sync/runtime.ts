@@ -119,11 +119,21 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
       stalledInterval: config.sync.lockDurationMs,
+      // a job whose worker died is handed on; after this many deaths BullMQ fails it (re-queued below)
+      maxStalledCount: config.sync.maxStalledCount,
       settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
     });
     worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
     worker.on("failed", (job, err) => {
-      if (job && job.name === RECONCILE) log.info({ kind: job.data.kind, id: job.data.id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
+      if (!job || job.name !== RECONCILE) return;
+      log.info({ kind: job.data.kind, id: job.data.id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
+      // a job whose workers kept dying is failed by BullMQ on its next pick-up ("job stalled more than
+      // allowable limit") without running handleFailure: the platform refused nothing, so the resource is
+      // queued again rather than left pending with no job
+      if (/stalled more than allowable limit/.test(err.message)) {
+        log.warn({ kind: job.data.kind, id: job.data.id }, "reconcile failed by stalling; queued again");
+        queues.enqueue(dir.id, job.data.kind, job.data.id).catch((e: Error) => log.warn({ err: { message: e.message } }, "could not re-queue a stalled reconcile"));
+      }
     });
     workers.set(dir.id, worker);
     if (dir.resyncSchedule) {

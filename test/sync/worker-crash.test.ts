@@ -77,3 +77,31 @@ describe("a worker killed mid-job", () => {
     expect(second.exitCode).toBe(0);
   }, 40000);
 });
+
+describe("a job whose workers keep dying", () => {
+  let f: SyncEnv;
+  beforeAll(async () => { f = await startSyncEnv({ runtime: false, config: { sync: { lockDurationMs: 2000, maxStalledCount: 0 } } }); });
+  afterAll(async () => f.close());
+
+  it("should be queued again when BullMQ fails it for stalling, and sync", async () => {
+    const saved = e;
+    e = f; // startWorker reads the suite's environment
+    try {
+      f.sim.setFaults({ latency: { fixedMs: 1500 } });
+      const first = await startWorker("worker-c");
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await createUser(f, "wf", `stall${i}@example.com`));
+      await waitFor(async () => (await f.queues.queue("wf").getActiveCount()) === 3, 10000, "three active reconciles");
+      process.kill(first.pid!, "SIGKILL");
+      await exited(first);
+      f.sim.setFaults({ latency: { fixedMs: 0 } });
+      const second = await startWorker("worker-d");
+      await waitAllSynced(f, "wf", "user", ids, 25000);
+      expect(await f.queues.queue("wf").getFailedCount()).toBe(3); // BullMQ gave up on the stalled jobs…
+      second.kill("SIGTERM");
+      await exited(second);
+    } finally {
+      e = saved;
+    }
+  }, 45000);
+});
