@@ -3,6 +3,7 @@
  * failing / paused), a resync's progress bar, the latest failures with the platform's messages, and a
  * button per action an operator takes (retry failed, resume, resync). Refreshes itself every 5 s.
  */
+import { resyncPercent } from "../sync/resync";
 import type { DirectoryStatus, FailedItem } from "./directory-status";
 
 /** HTML-escapes text. */
@@ -31,7 +32,7 @@ export function loginPage(error?: string): string {
 function resyncCell(d: DirectoryStatus): string {
   const r = d.resync;
   if (!r.status) return "never";
-  const pct = r.total ? Math.floor((r.done / r.total) * 100) : r.status === "done" ? 100 : 0;
+  const pct = resyncPercent(r);
   const summary = `created ${r.created}, updated ${r.updated}, deactivated ${r.deactivated}, deleted ${r.deleted}, unchanged ${r.unchanged}, failed ${r.failed}`;
   return `<progress max="100" value="${pct}" aria-label="resync of ${esc(d.id)}">${pct}%</progress> <span class="resync-pct">${pct}%</span>
 <div>${r.status === "running" ? `running (${esc(r.phase)})` : "done"}: ${summary}</div>`;

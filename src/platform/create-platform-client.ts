@@ -2,50 +2,29 @@
  * The factory the sync engine uses: one client per directory, holding its key, deployment and limits.
  * `const platform = createPlatformClient({ baseUrl, apiKey, deploymentId, ... }); await platform.verifyKey();`
  */
-import type { Logger } from "../observability/logger";
-import type { RetryOptions } from "./backoff";
-import { PlatformTransport, type PlatformCallInfo } from "./client";
+import { PlatformTransport, type TransportOptions } from "./client";
 import { DeploymentsApi } from "./deployments";
 import { EmbedApi } from "./embed-api";
 import { PlatformConfigError } from "./errors/platform-config-error";
-import type { CallLimiter, RateLimitOptions } from "./rate-limiter";
 import { ScimApi } from "./scim-api";
 import type { Deployment } from "./types";
 
-/** Options of `createPlatformClient` (names match the directory `platform` config keys). */
-export interface PlatformClientOptions {
-  /** `{base_url}` including `/api`; https only, except loopback hosts (and `allowPlainHttp`). */
-  baseUrl: string;
-  /** Accept `http://` on a non-loopback host: simulators only, never the real platform. Default false. */
-  allowPlainHttp?: boolean;
+/**
+ * Options of `createPlatformClient` (names match the directory `platform` config keys): the transport's
+ * options, plus what the API modules need.
+ */
+export interface PlatformClientOptions extends TransportOptions {
   /** The API key itself (read from the env var named by `apiKeyEnv`); never logged. */
   apiKey: string;
   deploymentId: number;
-  timeoutMs?: number;
-  maxConnections?: number;
   /** Members per SCIM group PATCH. Default 100. */
   memberBatchSize?: number;
   /** SCIM `count` and embed `first`. Default 100. */
   pageSize?: number;
-  rateLimit?: RateLimitOptions;
-  /** Overrides `rateLimit` with a limiter shared across processes (the sync engine's Redis limiter). */
-  limiter?: CallLimiter;
   /** Path of the platform's SCIM interface below `baseUrl` ("not shown" beyond GET /scim/v2/Users). Default `/scim/v2`. */
   scimPath?: string;
-  /**
-   * Statuses the platform uses for message-bearing failures ("not shown"); an answer with one of them is a
-   * ValidationError carrying the platform's message — never retried — even when it is a 5xx.
-   */
-  messageFailureStatuses?: number[];
-  /** Called after every call with method, path, status and duration (metrics). */
-  onCall?: (call: PlatformCallInfo) => void;
-  retry?: Partial<RetryOptions>;
-  /** Retry 429s inside the client after Retry-After. Default false: the sync engine pauses the directory. */
-  retryRateLimited?: boolean;
   /** SCIM accepts `Bearer` (default) or `Api-Key`. */
   scimAuthScheme?: "Bearer" | "Api-Key";
-  logger?: Logger;
-  callLogLevel?: "info" | "debug" | "trace";
 }
 
 /** The typed platform client. */

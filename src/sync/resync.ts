@@ -77,6 +77,12 @@ export async function readResync(redis: Redis, keyPrefix: string, dir: string): 
   };
 }
 
+/** Percent done; a finished resync with nothing to do (total 0) is complete, not at 0% (a failed one is not). */
+export function resyncPercent(p: ResyncProgress): number {
+  if (p.total) return Math.floor((p.done / p.total) * 100);
+  return p.status === "done" && p.phase === "done" ? 100 : 0;
+}
+
 /** Counts a settled reconcile toward the running resync, if it waits for that resource. */
 export async function settleResync(redis: Redis, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
   const k = resyncKeys(keyPrefix, dir);

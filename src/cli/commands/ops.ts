@@ -4,7 +4,7 @@ import { createOpsContext, type OpsContext } from "../../admin/ops-context";
 import { directoryStatus } from "../../admin/directory-status";
 import { createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";
-import { readResync, type ResyncProgress } from "../../sync/resync";
+import { readResync, resyncPercent, type ResyncProgress } from "../../sync/resync";
 
 /** Runs `fn` with an ops context, closing its connections afterwards. */
 export async function withOps<T>(config: Config, fn: (c: OpsContext) => Promise<T>): Promise<T> {
@@ -55,8 +55,7 @@ export async function retryFailedCommand(config: Config, dir: string, out: (s: s
 }
 
 function bar(p: ResyncProgress): string {
-  // a finished resync with nothing to do (total 0) is complete, not at 0%
-  const pct = p.total ? Math.floor((p.done / p.total) * 100) : p.status === "done" && p.phase === "done" ? 100 : 0;
+  const pct = resyncPercent(p);
   return `[${"#".repeat(Math.floor(pct / 5)).padEnd(20, ".")}] ${String(pct).padStart(3)}% ${p.done}/${p.total} ${p.phase ?? ""}`;
 }
 

@@ -10,7 +10,7 @@ import { scimContext } from "../context";
 import { ScimError } from "../errors";
 import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
 import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
-import { project } from "../query/attributes";
+import { parseProjection, project } from "../query/attributes";
 import { listUsers } from "../query/list";
 import { PATCH_SCHEMA, setupScimmy } from "../schemas";
 import { expectedVersion, notModified } from "./conditional";
@@ -19,7 +19,6 @@ import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
 import { sendList, sendResource } from "./respond";
 import { toScimError } from "./store-errors";
-import { parseProjection } from "../query/attributes";
 
 type Json = Record<string, unknown>;
 const MAX_CAS_ATTEMPTS = 16;
@@ -91,10 +90,12 @@ export function usersRouter(): Router {
     const c = scimContext(res);
     const body = userBody(req.body);
     const id = crypto.randomUUID();
+    let meta;
     try {
-      await c.users.write(c.directoryId, id, body, "create");
+      meta = await c.users.write(c.directoryId, id, body, "create");
     } catch (err) { throw toScimError(err); }
-    respondWith(req, res, (await c.users.get(c.directoryId, id))!, 201);
+    // a new user is in no group yet (User.groups is read-only), so the write's meta is the whole record
+    respondWith(req, res, { id, body, groups: [], version: meta.version, created: meta.created, lastModified: meta.lastModified }, 201);
   });
 
   r.put("/:id", async (req, res) => {
