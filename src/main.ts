@@ -3,7 +3,7 @@
  * the CLI's `serve`, `worker` and `all` commands.
  */
 import { loadConfig, ConfigError } from "./config/load";
-import { runRoles, type Role } from "./cli/commands/run-roles";
+import { runRoles, type Role } from "./roles/run-roles";
 
 const ROLES = ["server", "worker", "all"];
 

@@ -19,7 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import type { Pool } from "undici";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { cpuMs, freePort, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
 import { groupRequest, seedGroup, seedUsers } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "./load";

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { DirectoryKeys, GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
 import { queueName, queuePrefix } from "../../src/sync/jobs";
 import { ProcessSet, startBridgeProcess, startSimProcess, type SimProcess } from "../../test/helpers/processes";

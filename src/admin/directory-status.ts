@@ -5,7 +5,7 @@
  */
 import type { SyncKind, SyncStatus } from "../store";
 import { readResync, type ResyncProgress } from "../sync/resync";
-import type { OpsContext } from "./ops-context";
+import type { OpsContext } from "../ops/ops-context";
 
 export type Health = "in sync" | "syncing" | "failing" | "paused";
 

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
-import { presentedToken, tokenMatches } from "../scim/auth";
+import { presentedToken, tokenMatches } from "../auth/token";
 
 export const SESSION_COOKIE = "sb_admin";
 const SESSION_TTL_S = 8 * 3600;

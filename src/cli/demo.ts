@@ -10,11 +10,11 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { loadConfig, ConfigError } from "../config/load";
 import { createLogger } from "../observability/logger";
-import { hashToken } from "../scim/auth";
+import { hashToken } from "../auth/token";
 import { createMetrics } from "../observability/metrics";
-import { startServer } from "../server";
+import { startServer } from "../roles/server";
 import { startSimulator } from "../simulator/start-simulator";
-import { startSyncRuntime } from "../sync/runtime";
+import { startSyncRuntime } from "../roles/worker";
 import { ensureRedis } from "./local-redis";
 
 async function main(): Promise<void> {

@@ -11,8 +11,8 @@
 import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { ConfigError, loadConfig } from "../config/load";
-import { hashToken } from "../scim/auth";
-import { runRoles } from "./commands/run-roles";
+import { hashToken } from "../auth/token";
+import { runRoles } from "../roles/run-roles";
 import { UnknownDirectoryError, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 
 const out = (s: string) => console.log(s);

@@ -4,6 +4,7 @@
  * failures only, and one log line per try with method, path, status, durationMs and requestId. Query
  * strings, bodies and headers are never logged, so keys, tokens and session ids cannot leak.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { Pool } from "undici";
 import pino from "pino";
@@ -65,7 +66,6 @@ export interface PlatformResponse<T> {
   requestId: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What `onCall` learns of one call. */
 export interface PlatformCallInfo {

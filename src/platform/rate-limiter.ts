@@ -6,8 +6,7 @@
  * whatever the queueing or network jitter. The cost is one round-trip per window (≈98% of the limit at
  * 20 ms latency and a 1 s window).
  */
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** Rate limit settings: at most `max` calls per `durationMs`. */
 export interface RateLimitOptions {

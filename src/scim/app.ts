@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
 import type { GroupStore, UserStore } from "../store";
-import { AuthFailureLimiter } from "./auth-failures";
+import { AuthFailureLimiter } from "../auth/auth-failures";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
@@ -70,7 +70,7 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.redis.keyPrefix, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(limiter.guard());
+  dir.use(limiter.guard((_req, res) => sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later")));
   dir.use(directoryAuth(hashes, (ip) => void limiter.fail(ip ?? "unknown")));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);

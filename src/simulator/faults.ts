@@ -3,6 +3,7 @@
  * limit (429 + `Retry-After` seconds), injected 5xx and latency, in that order. Settable from the config at
  * start and replaced at runtime by `PUT /_sim/faults`.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { createHash } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import type { Counters } from "./counters";
@@ -13,7 +14,6 @@ export interface ActiveFaults extends Omit<FaultSettings, "outage"> {
   outage: { untilMs: number; mode: "503" | "drop"; retryAfterSeconds?: number } | null;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Holds the settings and the per-key request logs of the rate limit. */
 export class FaultInjector {

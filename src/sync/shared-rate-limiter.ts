@@ -7,6 +7,7 @@
  * after the platform counted it and Date.now() truncates to whole milliseconds, so an exact window let the
  * next call reach the platform just inside the platform's window (a 429, which pauses the directory).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { CallLimiter } from "../platform";
@@ -25,7 +26,6 @@ end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The Redis-backed limiter of one directory. */
 export class SharedRateLimiter implements CallLimiter {

@@ -1,8 +1,8 @@
 /** Starts the real HTTP server (SCIM + admin + health + metrics) on port 0 for a sync environment. */
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { createLogger } from "../../src/observability/logger";
 import { createMetrics, type Metrics } from "../../src/observability/metrics";
-import { startServer, type RunningServer } from "../../src/server";
+import { startServer, type RunningServer } from "../../src/roles/server";
 import type { SyncEnv } from "./sync-env";
 import type { Logger } from "pino";
 

@@ -6,7 +6,7 @@
  */
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import type { FaultsInput } from "../../src/simulator/faults-schema";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady, type SyncStatus } from "../../src/store";
 import { queueName, queuePrefix } from "../../src/sync/jobs";

@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { GroupStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
 import { createLogger } from "../../src/observability/logger";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";

@@ -12,11 +12,11 @@ import { Redis } from "ioredis";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { createLogger } from "../../src/observability/logger";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
-import { startSyncRuntime, type SyncRuntime } from "../../src/sync/runtime";
+import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { SyncQueues } from "../../src/sync/queues";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
 

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from "../../src/config/load";
 import { createLogger } from "../../src/observability/logger";
-import { startSyncRuntime } from "../../src/sync/runtime";
+import { startSyncRuntime } from "../../src/roles/worker";
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -3,7 +3,7 @@ import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { createMetrics, endpointLabel } from "../../src/observability/metrics";
 import { createLogger } from "../../src/observability/logger";
-import { startSyncRuntime } from "../../src/sync/runtime";
+import { startSyncRuntime } from "../../src/roles/worker";
 
 let e: SyncEnv;
 let s: BridgeServer;

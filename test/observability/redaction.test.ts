@@ -7,7 +7,7 @@ import { startSyncEnv, waitFor, PLATFORM_KEY, TOKENS, type SyncEnv } from "../he
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { createLogger } from "../../src/observability/logger";
-import { startSyncRuntime } from "../../src/sync/runtime";
+import { startSyncRuntime } from "../../src/roles/worker";
 
 let e: SyncEnv;
 let s: BridgeServer;

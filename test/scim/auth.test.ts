@@ -1,7 +1,7 @@
 import request from "supertest";
 import { startScim, TOKENS, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
-import { hashToken, presentedToken, tokenMatches } from "../../src/scim/auth";
+import { hashToken, presentedToken, tokenMatches } from "../../src/auth/token";
 
 let s: TestScim;
 beforeAll(async () => { s = await startScim(); });

@@ -4,7 +4,7 @@
  * nothing; the admin token and session unlock no SCIM route; every admin answer carries the security
  * headers; no admin answer, nor /readyz or /metrics, contains a token, a token hash or the platform key.
  */
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { startSyncEnv, waitFor, PLATFORM_KEY, SIM_TOKEN, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { expectScimError, userBody } from "../helpers/expect-scim";

@@ -7,7 +7,7 @@ import express from "express";
 import { createQueueConnection, createStoreConnection, GroupStore, UserStore, waitReady } from "../../src/store";
 import { adminRouter } from "../../src/admin/app";
 import { createScimApp } from "../../src/scim/app";
-import { hashToken } from "../../src/scim/auth";
+import { hashToken } from "../../src/auth/token";
 import { SyncQueues } from "../../src/sync/queues";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncEnv, TOKENS, type SyncEnv } from "../helpers/sync-env";

@@ -7,7 +7,8 @@
 import crypto from "node:crypto";
 import express from "express";
 import request from "supertest";
-import { directoryAuth, hashToken, tokenMatches } from "../../src/scim/auth";
+import { directoryAuth } from "../../src/scim/auth";
+import { hashToken, tokenMatches } from "../../src/auth/token";
 import { AdminSessions } from "../../src/admin/session";
 
 const sha = (t: string) => crypto.createHash("sha256").update(t, "utf8").digest();

@@ -8,7 +8,7 @@ import type { Job } from "bullmq";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, reconcileJobs, simUser, waitAllSynced, waitIdle, waitStatus } from "../helpers/sync-wait";
 import { createLogger } from "../../src/observability/logger";
-import { startSyncRuntime } from "../../src/sync/runtime";
+import { startSyncRuntime } from "../../src/roles/worker";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });

@@ -1,6 +1,6 @@
 /** The operator commands of the CLI: status, retry-failed, resync (with a progress bar). */
 import type { Config } from "../../config/schema";
-import { createOpsContext, type OpsContext } from "../../admin/ops-context";
+import { createOpsContext, type OpsContext } from "../../ops/ops-context";
 import { directoryStatus } from "../../admin/directory-status";
 import { createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";

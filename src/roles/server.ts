@@ -9,15 +9,15 @@ import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
 import pinoHttp from "pino-http";
 import type { Logger } from "pino";
-import type { Config } from "./config/schema";
-import { adminRouter } from "./admin/app";
-import { createOpsContext, type OpsContext } from "./admin/ops-context";
-import { metricsHandler } from "./observability/collect";
-import { healthz, readyz } from "./observability/health";
-import type { Metrics } from "./observability/metrics";
-import { createScimApp } from "./scim/app";
-import { scimErrorHandler } from "./scim/errors";
-import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "./store";
+import type { Config } from "../config/schema";
+import { adminRouter } from "../admin/app";
+import { createOpsContext, type OpsContext } from "../ops/ops-context";
+import { metricsHandler } from "../ops/metrics-handler";
+import { healthz, readyz } from "../ops/health";
+import type { Metrics } from "../observability/metrics";
+import { createScimApp } from "../scim/app";
+import { scimErrorHandler } from "../scim/errors";
+import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;

@@ -1,8 +1,8 @@
 /** Refreshes the gauges read from Redis (queue depth, items by status, external users, paused) before a scrape. */
 import type { RequestHandler } from "express";
-import type { OpsContext } from "../admin/ops-context";
+import type { OpsContext } from "./ops-context";
 import { SYNC_STATUSES } from "../store";
-import type { Metrics } from "./metrics";
+import type { Metrics } from "../observability/metrics";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
   for (const d of c.config.directories) {

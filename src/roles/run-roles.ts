@@ -1,9 +1,9 @@
 /** Runs the server and/or worker roles until SIGINT/SIGTERM (the `serve`, `worker`, `all` commands and main.ts). */
-import type { Config } from "../../config/schema";
-import { createLogger } from "../../observability/logger";
-import { createMetrics } from "../../observability/metrics";
-import { startServer, startWorkerEndpoints } from "../../server";
-import { startSyncRuntime } from "../../sync/runtime";
+import type { Config } from "../config/schema";
+import { createLogger } from "../observability/logger";
+import { createMetrics } from "../observability/metrics";
+import { startServer, startWorkerEndpoints } from "./server";
+import { startSyncRuntime } from "./worker";
 
 export type Role = "server" | "worker" | "all";
 

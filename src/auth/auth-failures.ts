@@ -8,7 +8,6 @@
  */
 import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
-import { sendScimError } from "./errors";
 
 const COUNT = `
 local n = redis.call('INCR', KEYS[1])
@@ -44,9 +43,9 @@ export class AuthFailureLimiter {
 
   /**
    * Middleware placed before authentication: 429 with Retry-After for a blocked address. `reject` writes
-   * the body (default: a SCIM error; the admin API answers in its own format).
+   * the body in the surface's own format (a SCIM error, the admin API's JSON).
    */
-  guard(reject: (req: Request, res: Response) => void = (_req, res) => sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later")): RequestHandler {
+  guard(reject: (req: Request, res: Response) => void): RequestHandler {
     return (req, res, next) => {
       const wait = this.retryAfter(req.ip ?? "unknown");
       if (!wait) return next();

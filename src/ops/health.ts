@@ -4,7 +4,7 @@
  * recorded it). 503 with the failing checks otherwise.
  */
 import type { RequestHandler } from "express";
-import type { OpsContext } from "../admin/ops-context";
+import type { OpsContext } from "./ops-context";
 
 export interface Readiness {
   status: "ready" | "not ready";

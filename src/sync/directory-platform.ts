@@ -1,0 +1,36 @@
+/**
+ * The platform client of one directory, built from its config: its API key from the environment variable
+ * the directory names, its share of the Redis rate limit, and metrics per call. A directory that cannot get
+ * a client (no key, a plain-http URL without the opt-in) gets the reason instead.
+ */
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Config, DirectoryConfig } from "../config/schema";
+import { createPlatformClient, type PlatformClient } from "../platform";
+import { DirectoryKeys } from "../store";
+import { endpointLabel, type Metrics } from "../observability/metrics";
+import { SharedRateLimiter } from "./shared-rate-limiter";
+
+/** A client for `dir`, or the reason there is none. */
+export function createDirectoryPlatform(
+  dir: DirectoryConfig, config: Config, redis: Redis, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics,
+): PlatformClient | string {
+  const apiKey = env[dir.platform.apiKeyEnv];
+  if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
+  try {
+    return createPlatformClient({
+      baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
+      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
+      scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
+      limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
+      retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
+      onCall: metrics ? ({ method, path, status, durationMs }) => {
+        const endpoint = endpointLabel(method, path);
+        metrics.platformCalls.inc({ directory: dir.id, endpoint, status: String(status) });
+        metrics.platformDuration.observe({ directory: dir.id, endpoint }, durationMs / 1000);
+      } : undefined,
+    });
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

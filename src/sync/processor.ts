@@ -1,0 +1,53 @@
+/**
+ * The job processor of one directory's queue: a resync job starts a resync; a reconcile job reconciles one
+ * resource from its latest desired state, settles its part of a running resync, records metrics, and hands
+ * a failure to `outcome.ts`, which decides what BullMQ does next.
+ */
+import type { Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Queue } from "bullmq";
+import type { SyncKind } from "../store";
+import type { Metrics } from "../observability/metrics";
+import type { ReconcileContext } from "./context";
+import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
+import { handleFailure } from "./outcome";
+import { reconcile } from "./reconcile";
+import { settleResync, startResync } from "./resync";
+
+export interface ProcessorDeps {
+  ctx: ReconcileContext;
+  redis: Redis;
+  keyPrefix: string;
+  queue: Queue;
+  pause(reason: string): Promise<void>;
+  metrics?: Metrics;
+}
+
+/** The function a BullMQ Worker runs for each job of the directory. */
+export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) => Promise<string> {
+  const { ctx, redis, keyPrefix: prefix, metrics } = d;
+  const dirId = ctx.dir.id;
+  return async (job, token) => {
+    if (job.name === RESYNC) {
+      const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, (job.data as ResyncJobData).requestedBy);
+      return started ? "started" : "already running";
+    }
+    const { kind, id } = job.data as ReconcileJobData;
+    const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
+    try {
+      const outcome = await reconcile(ctx, kind, id);
+      await settleResync(redis, prefix, dirId, kind, id, outcome);
+      if (outcome !== "unchanged") await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
+      metrics?.syncJobs.inc({ directory: dirId, kind, outcome });
+      endTimer?.();
+      return outcome;
+    } catch (err) {
+      metrics?.syncJobs.inc({ directory: dirId, kind, outcome: "error" });
+      endTimer?.();
+      return handleFailure(err, job, token, kind as SyncKind, id, {
+        state: ctx.state, queue: d.queue, directoryId: dirId, pause: d.pause,
+        onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+      });
+    }
+  };
+}
