@@ -1,0 +1,81 @@
+/**
+ * `scim-bridge config check [--online]`: beyond the schema (which `loadConfig` has already applied, strict
+ * keys and token-hash collisions included), what the configuration needs from this machine and from the
+ * platform. Offline: every environment variable a directory names is set, and every platform URL is
+ * https (plain http only on loopback or with `platform.allowPlainHttp`). Online: each directory's key
+ * works and covers its deployment (`GET /v1/deployments`).
+ */
+import type { Config, DirectoryConfig } from "../../config/schema";
+import { AuthError, ScopeError, createPlatformClient, parseBaseUrl } from "../../platform";
+
+/** What the check found: problems (each names the key and the fix) and what was verified. */
+export interface ConfigCheckResult {
+  problems: string[];
+  verified: string[];
+}
+
+const where = (i: number, d: DirectoryConfig, key: string) => `directories.${i}.${key} (directory "${d.id}")`;
+
+/** Checks that need no network: environment variables and URL schemes. */
+export function checkOffline(config: Config, env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  config.directories.forEach((d, i) => {
+    if (!env[d.platform.apiKeyEnv]) {
+      problems.push(`${where(i, d, "platform.apiKeyEnv")}: environment variable ${d.platform.apiKeyEnv} is not set; the worker role needs it to reach the platform. Fix: export ${d.platform.apiKeyEnv}=<platform API key>`);
+    }
+    try {
+      parseBaseUrl(d.platform.baseUrl, d.platform.allowPlainHttp);
+    } catch (err) {
+      problems.push(`${where(i, d, "platform.baseUrl")}: ${(err as Error).message}`);
+    }
+  });
+  return problems;
+}
+
+/** Asks the platform, for each directory whose key is set and URL usable, whether the key covers its deployment. */
+export async function checkOnline(config: Config, env: NodeJS.ProcessEnv): Promise<ConfigCheckResult> {
+  const result: ConfigCheckResult = { problems: [], verified: [] };
+  await Promise.all(config.directories.map(async (d, i) => {
+    const apiKey = env[d.platform.apiKeyEnv];
+    if (!apiKey) return; // reported offline
+    let client;
+    try {
+      client = createPlatformClient({
+        baseUrl: d.platform.baseUrl, allowPlainHttp: d.platform.allowPlainHttp, apiKey, deploymentId: d.platform.deploymentId,
+        timeoutMs: d.platform.timeoutMs, retry: { attempts: 2 },
+      });
+    } catch {
+      return; // a URL the client refuses is reported offline
+    }
+    try {
+      const deployment = await client.verifyKey();
+      result.verified.push(`directory "${d.id}": the key in ${d.platform.apiKeyEnv} works and covers deployment ${d.platform.deploymentId} (${JSON.stringify(deployment.name)}) at ${d.platform.baseUrl}`);
+    } catch (err) {
+      const { apiKeyEnv: env, deploymentId, baseUrl } = d.platform;
+      const what = err instanceof AuthError ? `the platform at ${baseUrl} refuses the key in ${env} (401)`
+        : err instanceof ScopeError ? `the key in ${env} does not cover deployment ${deploymentId} at ${baseUrl}`
+          : `could not verify the key in ${env} at ${baseUrl}`;
+      result.problems.push(`${where(i, d, "platform")}: ${what}: ${(err as Error).message}`);
+    } finally {
+      await client.close();
+    }
+  }));
+  return result;
+}
+
+/** The whole command: prints what was verified and the problems; resolves with the exit code (0, or 2 on a problem). */
+export async function configCheckCommand(
+  config: Config, env: NodeJS.ProcessEnv, online: boolean, out: (s: string) => void, err: (s: string) => void,
+): Promise<number> {
+  const problems = checkOffline(config, env);
+  const verified = online ? await checkOnline(config, env) : undefined;
+  for (const v of verified?.verified ?? []) out(`ok: ${v}`);
+  problems.push(...(verified?.problems ?? []));
+  if (problems.length) {
+    err(`configuration has ${problems.length} problem(s):\n${problems.map((p) => `- ${p}`).join("\n")}`);
+    return 2;
+  }
+  const dirs = config.directories.map((d) => `${d.id}:${d.target}`).join(", ") || "none";
+  out(`configuration OK: ${config.directories.length} directories (${dirs}), Redis ${config.redis.url.replace(/\/\/[^@]*@/, "//***@")}, port ${config.server.port}${online ? "; every platform key verified" : ""}`);
+  return 0;
+}
