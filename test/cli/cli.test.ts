@@ -31,7 +31,7 @@ describe("scim-bridge CLI", () => {
   });
 
   it("config check: should accept the configuration, and refuse a bad one naming the key", async () => {
-    const ok = await cli(["config", "check"]);
+    const ok = await cli(["config", "check"], { TEST_PLATFORM_KEY: "set" });
     expect(ok).toMatchObject({ code: 0 });
     expect(ok.out).toContain("configuration OK: 2 directories (wf:workforce, em:embed)");
     const bad = await cli(["config", "check"], { SCIM_BRIDGE_CONFIG_JSON: JSON.stringify({ directories: [{ id: "X_Y", target: "nope" }] }) });

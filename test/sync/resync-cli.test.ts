@@ -73,6 +73,6 @@ describe("npm run resync -- <directory>", () => {
   it("should refuse an unknown directory with the list of configured ones", async () => {
     const r = await runCli("nope");
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/usage: npm run resync -- <directory> {3}\(configured: wf, em\)/);
+    expect(r.stderr).toContain('unknown directory "nope" (configured: wf, em)');
   });
 });
