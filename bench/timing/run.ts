@@ -18,7 +18,6 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createLogger } from "../../src/observability/logger";
@@ -28,6 +27,7 @@ import { userBody } from "../../src/scim/resources/input";
 import { startSimulator, type RunningSimulator } from "../../src/simulator";
 import { SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
 import { SyncQueues } from "../../src/sync/queues";
+import { cleanPrefix } from "../../test/helpers/redis";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -53,21 +53,10 @@ async function setup(sync: Record<string, unknown> = {}) {
     close: async (runtimes: Array<SyncRuntime | undefined>) => {
       for (const r of runtimes) await r?.close();
       await sim.close();
-      await clean(redis, prefix);
+      await cleanPrefix(redis, prefix);
       redis.disconnect();
     },
   };
-}
-
-async function clean(redis: Redis, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== "0");
-  }
 }
 
 /** Writes `n` users into a directory's store (and outbox); returns their ids. */

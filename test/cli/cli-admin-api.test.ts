@@ -7,10 +7,9 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Redis } from "ioredis";
 import { freePort } from "../helpers/free-port";
 import { ProcessSet, ROOT, type Proc } from "../helpers/processes";
-import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
+import { cleanPrefixAt, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
 import { userBody } from "../helpers/expect-scim";
 import { waitFor } from "../helpers/sync-env";
 
@@ -75,9 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await set.killAll();
-  const r = new Redis(TEST_REDIS_URL);
-  await cleanPrefix(r, prefix);
-  r.disconnect();
+  await cleanPrefixAt(TEST_REDIS_URL, prefix);
 });
 
 describe("scim-bridge (compiled) against a running npm run demo", () => {

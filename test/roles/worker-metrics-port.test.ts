@@ -3,18 +3,15 @@
  * EADDRINUSE. The port comes from METRICS_PORT; the first worker gets it, the second listens on a port the
  * system picks and logs which (the choice documented in the README), and both serve /metrics and /healthz.
  */
-import { Redis } from "ioredis";
 import { freePort } from "../helpers/free-port";
 import { ProcessSet, startBridgeProcess } from "../helpers/processes";
-import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
+import { cleanPrefixAt, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
 
 const set = new ProcessSet();
 const prefix = testPrefix();
 afterAll(async () => {
   await set.killAll();
-  const r = new Redis(TEST_REDIS_URL);
-  await cleanPrefix(r, prefix);
-  r.disconnect();
+  await cleanPrefixAt(TEST_REDIS_URL, prefix);
 });
 
 describe("two worker processes with one METRICS_PORT", () => {
