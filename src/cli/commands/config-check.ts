@@ -32,35 +32,37 @@ export function checkOffline(config: Config, env: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
-/** Asks the platform, for each directory whose key is set and URL usable, whether the key covers its deployment. */
+/** One directory's online check: what was verified, or the problem (undefined: nothing to check online). */
+async function checkKey(d: DirectoryConfig, i: number, env: NodeJS.ProcessEnv): Promise<{ verified?: string; problem?: string } | undefined> {
+  const apiKey = env[d.platform.apiKeyEnv];
+  if (!apiKey) return undefined; // reported offline
+  const { apiKeyEnv, deploymentId, baseUrl, allowPlainHttp, timeoutMs } = d.platform;
+  let client;
+  try {
+    client = createPlatformClient({ baseUrl, allowPlainHttp, apiKey, deploymentId, timeoutMs, retry: { attempts: 2 } });
+  } catch {
+    return undefined; // a URL the client refuses is reported offline
+  }
+  try {
+    const deployment = await client.verifyKey();
+    return { verified: `directory "${d.id}": the key in ${apiKeyEnv} works and covers deployment ${deploymentId} (${JSON.stringify(deployment.name)}) at ${baseUrl}` };
+  } catch (err) {
+    const what = err instanceof AuthError ? `the platform at ${baseUrl} refuses the key in ${apiKeyEnv} (401)`
+      : err instanceof ScopeError ? `the key in ${apiKeyEnv} does not cover deployment ${deploymentId} at ${baseUrl}`
+        : `could not verify the key in ${apiKeyEnv} at ${baseUrl}`;
+    return { problem: `${where(i, d, "platform")}: ${what}: ${(err as Error).message}` };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Asks the platform, for each directory whose key is set and URL usable, whether the key covers its deployment (in config order). */
 export async function checkOnline(config: Config, env: NodeJS.ProcessEnv): Promise<ConfigCheckResult> {
-  const result: ConfigCheckResult = { problems: [], verified: [] };
-  await Promise.all(config.directories.map(async (d, i) => {
-    const apiKey = env[d.platform.apiKeyEnv];
-    if (!apiKey) return; // reported offline
-    let client;
-    try {
-      client = createPlatformClient({
-        baseUrl: d.platform.baseUrl, allowPlainHttp: d.platform.allowPlainHttp, apiKey, deploymentId: d.platform.deploymentId,
-        timeoutMs: d.platform.timeoutMs, retry: { attempts: 2 },
-      });
-    } catch {
-      return; // a URL the client refuses is reported offline
-    }
-    try {
-      const deployment = await client.verifyKey();
-      result.verified.push(`directory "${d.id}": the key in ${d.platform.apiKeyEnv} works and covers deployment ${d.platform.deploymentId} (${JSON.stringify(deployment.name)}) at ${d.platform.baseUrl}`);
-    } catch (err) {
-      const { apiKeyEnv: env, deploymentId, baseUrl } = d.platform;
-      const what = err instanceof AuthError ? `the platform at ${baseUrl} refuses the key in ${env} (401)`
-        : err instanceof ScopeError ? `the key in ${env} does not cover deployment ${deploymentId} at ${baseUrl}`
-          : `could not verify the key in ${env} at ${baseUrl}`;
-      result.problems.push(`${where(i, d, "platform")}: ${what}: ${(err as Error).message}`);
-    } finally {
-      await client.close();
-    }
-  }));
-  return result;
+  const results = await Promise.all(config.directories.map((d, i) => checkKey(d, i, env)));
+  return {
+    problems: results.flatMap((r) => (r?.problem ? [r.problem] : [])),
+    verified: results.flatMap((r) => (r?.verified ? [r.verified] : [])),
+  };
 }
 
 /** The whole command: prints what was verified and the problems; resolves with the exit code (0, or 2 on a problem). */
