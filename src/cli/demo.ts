@@ -3,9 +3,10 @@
  * platform simulator in one process. Directories: `demo` (workforce target) at
  * http://127.0.0.1:$PORT/scim/v2/demo and `demo-embed` (embed target), tokens from DEMO_SCIM_TOKEN (or
  * fresh ones, printed). The directories live only in this process's configuration, so the demo prints how
- * to point the CLI at its admin API (SCIM_BRIDGE_URL, SCIM_BRIDGE_ADMIN_TOKEN). Redis at REDIS_URL (default redis://127.0.0.1:6379; a private redis-server is
- * started if none answers). The simulator listens on SIM_PORT (default 8090; 0: a free port); a SCIM push shows up in its
- * state at http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
+ * to point the CLI at its admin API (SCIM_BRIDGE_URL, SCIM_BRIDGE_ADMIN_TOKEN). Redis at REDIS_URL
+ * (default redis://127.0.0.1:6379; a private redis-server is started if none answers). The simulator
+ * listens on SIM_PORT (default 8090; 0: a free port); a SCIM push shows up in its state at
+ * http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";

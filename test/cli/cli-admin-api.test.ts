@@ -3,10 +3,10 @@
  * directories live only in its own configuration, and the CLI, compiled to JavaScript as `npm run build`
  * does (no tsx), reaches them through the demo's admin API with the URL and admin token the demo prints.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { compiledBuild, runCompiledCli } from "../helpers/compiled-build";
 import { freePort } from "../helpers/free-port";
 import { ProcessSet, ROOT, type Proc } from "../helpers/processes";
 import { cleanPrefixAt, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
@@ -25,21 +25,8 @@ let buildDir: string;
 let printedEnv: Record<string, string>;
 let simBaseUrl: string;
 
-/** Runs the compiled CLI (`<build>/cli/index.js`) with `args`; resolves with its exit code and output. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(buildDir, "cli/index.js"), ...args], {
-      cwd: os.tmpdir(), // not the repository: nothing of it (config/, tsx) is needed
-      env: { ...process.env, SCIM_BRIDGE_URL: "", SCIM_BRIDGE_ADMIN_TOKEN: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the compiled CLI with `args` (in a temp dir: nothing of the repository is needed); resolves with its exit code and output. */
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCompiledCli(args, { SCIM_BRIDGE_URL: "", SCIM_BRIDGE_ADMIN_TOKEN: "", ...env });
 
 const admin = (p: string) => fetch(`http://127.0.0.1:${port}/admin${p}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
 const scim = (method: string, p: string, body?: object) => fetch(`http://127.0.0.1:${port}/scim/v2/demo${p}`, {
@@ -51,12 +38,7 @@ const platform = (method: string, p: string, body?: object) => fetch(`${simBaseU
 const isFailed = async (id: string) => ((await admin("/directories/demo/failed")) as Array<{ id: string }>).some((f) => f.id === id);
 
 beforeAll(async () => {
-  // the build `npm run build` runs, into a temp dir that sees the repository's node_modules
-  buildDir = path.join(set.tempDir("cli-build"), "dist");
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(path.dirname(buildDir), "node_modules"));
-  const tsc = spawnSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", buildDir], { cwd: ROOT, encoding: "utf8" });
-  if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
-
+  buildDir = path.join(compiledBuild(), "dist");
   port = await freePort();
   demo = set.spawnTs("demo", "src/cli/demo.ts", [], {
     PORT: String(port), SIM_PORT: "0", REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent",
@@ -85,11 +67,10 @@ describe("scim-bridge (compiled) against a running npm run demo", () => {
   });
 
   it("the image's entry point: should run `scim-bridge status` from PATH (the Dockerfile's symlink to the compiled CLI)", async () => {
-    // what the runtime stage does: dist/ in the working directory, /usr/local/bin/scim-bridge -> dist/cli/index.js
+    // what the runtime stage does: dist/ in the working directory, /usr/local/bin/scim-bridge -> dist/cli/index.js (mode 755)
     const app = path.dirname(buildDir);
-    const bin = path.join(app, "bin");
-    fs.mkdirSync(bin);
-    fs.chmodSync(path.join(buildDir, "cli/index.js"), 0o755);
+    const bin = set.tempDir("bin");
+    expect(fs.statSync(path.join(buildDir, "cli/index.js")).mode & 0o111).toBe(0o111);
     fs.symlinkSync(path.join(buildDir, "cli/index.js"), path.join(bin, "scim-bridge"));
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn("sh", [path.join(ROOT, "docker/entrypoint.sh"), "scim-bridge", "status"], {

@@ -2,16 +2,14 @@
  * `scim-bridge config check [--online]` (issue 14 §1): beyond the schema, every environment variable the
  * directories name is set, every platform URL is https (plain http only on loopback or with
  * `allowPlainHttp`), and online each directory's key works and covers its deployment (against the
- * simulator over HTTP). The rules run in process (`configCheckCommand`); the last test runs the CLI as a
- * child process to show the wiring and the exit code.
+ * simulator over HTTP). The rules run in process (`configCheckCommand`); the last test runs the compiled CLI
+ * as a child process to show the wiring and the exit code.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import path from "node:path";
 import { loadConfig } from "../../src/config/load";
 import { configCheckCommand } from "../../src/cli/commands/config-check";
 import type { RunningSimulator } from "../../src/simulator";
-import { ROOT } from "../helpers/processes";
+import { runCompiledCli } from "../helpers/compiled-build";
 import { KEYS, startTestSimulator } from "../helpers/simulator";
 
 const hash = (t: string) => createHash("sha256").update(t).digest("hex");
@@ -78,16 +76,7 @@ describe("configCheckCommand", () => {
 
 describe("scim-bridge config check (the command)", () => {
   it("should exit 2 naming an unknown key with the nearest valid one, or a variable that is not set", async () => {
-    const run = (config: object, env: NodeJS.ProcessEnv) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "src/cli/index.ts", "config", "check"], {
-        cwd: ROOT, env: { ...process.env, SCIM_BRIDGE_CONFIG: "", SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config), ...env }, stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = (config: object, env: NodeJS.ProcessEnv) => runCompiledCli(["config", "check"], { SCIM_BRIDGE_CONFIG: "", SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config), ...env });
     const [typo, missing] = await Promise.all([
       run({ directories: [{ ...dir("a"), rateLimt: { max: 5 } }], sync: { attemps: 3 } }, { A_KEY: "x" }),
       run({ directories: [dir("a")] }, { A_KEY: "" }),
