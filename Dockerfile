@@ -2,6 +2,7 @@
 # scim-bridge: one image for every role (`server`, `worker`, `all`) and for the platform simulator.
 #   docker build -t scim-bridge .
 #   docker run --rm -p 8080:8080 -e REDIS_URL=redis://redis:6379 -v "$PWD/config:/app/config:ro" scim-bridge server
+#   docker run --rm -e SCIM_BRIDGE_URL=http://bridge:8080 -e SCIM_BRIDGE_ADMIN_TOKEN scim-bridge scim-bridge status
 # See docker-compose.yml for Redis, a scalable worker service and the simulator (`--profile demo`).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -37,11 +38,15 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # config/default.json and the examples; mount your own directory over /app/config (read-only is fine)
 COPY config ./config
-COPY docker/healthcheck.cjs ./docker/healthcheck.cjs
+COPY docker/healthcheck.cjs docker/entrypoint.sh ./docker/
+# the command line on PATH: `scim-bridge status`, `docker compose exec bridge scim-bridge resync <directory>`
+RUN chmod 755 dist/cli/index.js && ln -s /app/dist/cli/index.js /usr/local/bin/scim-bridge
 # the image's `node` user (uid 1000): nothing in /app is writable by it, and nothing needs to be
 USER node
 EXPOSE 8080
 # GET /healthz on PORT for the server and all roles; the worker role has no listener and is healthy while it runs
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["node", "docker/healthcheck.cjs"]
-ENTRYPOINT ["node", "dist/main.js"]
+# a role (`server`, `worker`, `all`; default `all`) runs `node dist/main.js <role>`; any other command runs as
+# given, e.g. `docker run … scim-bridge scim-bridge status` (see docker/entrypoint.sh)
+ENTRYPOINT ["/bin/sh", "docker/entrypoint.sh"]
 CMD ["all"]

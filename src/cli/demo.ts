@@ -2,9 +2,11 @@
  * `npm run demo`: the service for real, on this machine — the SCIM server, the sync workers and the
  * platform simulator in one process. Directories: `demo` (workforce target) at
  * http://127.0.0.1:$PORT/scim/v2/demo and `demo-embed` (embed target), tokens from DEMO_SCIM_TOKEN (or
- * fresh ones, printed). Redis at REDIS_URL (default redis://127.0.0.1:6379; a private redis-server is
- * started if none answers). The simulator listens on SIM_PORT (default 8090); a SCIM push shows up in its
- * state at http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
+ * fresh ones, printed). The directories live only in this process's configuration, so the demo prints how
+ * to point the CLI at its admin API (SCIM_BRIDGE_URL, SCIM_BRIDGE_ADMIN_TOKEN). Redis at REDIS_URL
+ * (default redis://127.0.0.1:6379; a private redis-server is started if none answers). The simulator
+ * listens on SIM_PORT (default 8090; 0: a free port); a SCIM push shows up in its state at
+ * http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -71,6 +73,12 @@ async function main(): Promise<void> {
   Status page:   ${server.url}/admin/status   admin token: ${adminToken}
   Metrics:       ${server.url}/metrics   health: ${server.url}/readyz
 Try: curl -H "Authorization: Bearer ${token}" ${server.url}/scim/v2/demo/Users
+The command line, from another terminal in this directory (through the demo's admin API):
+  export SCIM_BRIDGE_URL=${server.url} SCIM_BRIDGE_ADMIN_TOKEN=${adminToken}
+  npm run cli -- status
+  npm run cli -- resync demo
+  npm run cli -- retry-failed demo
+  (after \`npm run build\`: npx scim-bridge status, or node dist/cli/index.js status)
 Stop with Ctrl-C.`);
 
   let stopping = false;

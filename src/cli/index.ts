@@ -1,24 +1,67 @@
 #!/usr/bin/env node
 /**
- * The `scim-bridge` command line (commander):
+ * The `scim-bridge` command line (commander); after `npm run build` it is `dist/cli/index.js` (package.json
+ * `bin`: `npx scim-bridge …`; in the image `scim-bridge` is on PATH):
  *   serve | worker | all          run the roles (as `node dist/main.js <role>`)
  *   resync <directory>            full resync with a progress bar and the final summary
  *   status [--json]               every directory at a glance
  *   retry-failed <directory>      queue every failed item again
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
- *   config check                  validate the configuration and say what it holds
+ *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
+ * status, resync and retry-failed work on Redis with this machine's configuration, or with `--url` (or
+ * SCIM_BRIDGE_URL) through a running bridge's admin API with `--admin-token` (or SCIM_BRIDGE_ADMIN_TOKEN).
  */
 import { randomBytes } from "node:crypto";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { ConfigError, loadConfig } from "../config/load";
 import { hashToken } from "../auth/token";
 import { runRoles } from "../roles/run-roles";
-import { UnknownDirectoryError, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
+import { adminApiBackend } from "./backends/admin-api-backend";
+import { UnknownDirectoryError, type OpsBackend } from "./backends/ops-backend";
+import { redisBackend } from "./backends/redis-backend";
+import { configCheckCommand } from "./commands/config-check";
+import { resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 
 const out = (s: string) => console.log(s);
 
+/** A command used the wrong way (exit 2, like a bad configuration). */
+class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
 function config() {
   return loadConfig();
+}
+
+interface RemoteOptions {
+  url?: string;
+  adminToken?: string;
+}
+
+/** `--url` and `--admin-token`, each also read from its environment variable. */
+function remote(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--url <url>", "a running bridge's base URL (e.g. http://127.0.0.1:8080): go through its admin API instead of Redis").env("SCIM_BRIDGE_URL"))
+    .addOption(new Option("--admin-token <token>", "the admin token for --url").env("SCIM_BRIDGE_ADMIN_TOKEN"));
+}
+
+/** Runs `fn` on the admin API when a URL is given, else on Redis with the local configuration. */
+async function withBackend<T>(o: RemoteOptions, fn: (b: OpsBackend) => Promise<T>): Promise<T> {
+  let b: OpsBackend;
+  if (o.url) {
+    if (!o.adminToken) throw new UsageError("--url needs the admin token: --admin-token <token> or SCIM_BRIDGE_ADMIN_TOKEN");
+    b = adminApiBackend(o.url, o.adminToken);
+  } else {
+    b = await redisBackend(config());
+  }
+  try {
+    return await fn(b);
+  } finally {
+    await b.close();
+  }
 }
 
 /** Builds the program (exported for tests). */
@@ -27,12 +70,15 @@ export function buildProgram(): Command {
   program.command("serve").description("run the SCIM server, admin API and status page").action(() => runRoles(config(), "server"));
   program.command("worker").description("run the sync workers").action(() => runRoles(config(), "worker"));
   program.command("all").description("run the server and the workers in one process").action(() => runRoles(config(), "all"));
-  program.command("resync").argument("<directory>").description("full resync of a directory, following its progress")
-    .action(async (dir: string) => { const p = await resyncCommand(config(), dir, out); process.exitCode = p.phase === "failed" ? 1 : 0; });
-  program.command("status").option("--json", "print JSON").description("every directory: in sync / syncing / failing / paused")
-    .action((o: { json?: boolean }) => statusCommand(config(), !!o.json, out));
-  program.command("retry-failed").argument("<directory>").description("queue every failed item of a directory again")
-    .action((dir: string) => retryFailedCommand(config(), dir, out));
+  remote(program.command("resync").argument("<directory>").description("full resync of a directory, following its progress"))
+    .action(async (dir: string, o: RemoteOptions) => {
+      const p = await withBackend(o, (b) => resyncCommand(b, dir, out));
+      process.exitCode = p.phase === "failed" ? 1 : 0;
+    });
+  remote(program.command("status").option("--json", "print JSON").description("every directory: in sync / syncing / failing / paused"))
+    .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));
+  remote(program.command("retry-failed").argument("<directory>").description("queue every failed item of a directory again"))
+    .action((dir: string, o: RemoteOptions) => withBackend(o, (b) => retryFailedCommand(b, dir, out)));
   const token = program.command("token").description("SCIM tokens");
   token.command("new").argument("<directory>").description("print a fresh token once, and the hash to add to the directory's tokenHashes")
     .action((dir: string) => {
@@ -40,16 +86,20 @@ export function buildProgram(): Command {
       out(`token for ${dir} (shown once; give it to the IdP as the bearer token):\n  ${t}\nadd this to directories[id="${dir}"].tokenHashes:\n  "sha256:${hashToken(t)}"`);
     });
   const cfg = program.command("config").description("configuration");
-  cfg.command("check").description("validate the configuration (files and environment)").action(() => {
-    const c = config();
-    out(`configuration OK: ${c.directories.length} directories (${c.directories.map((d) => `${d.id}:${d.target}`).join(", ") || "none"}), Redis ${c.redis.url.replace(/\/\/[^@]*@/, "//***@")}, port ${c.server.port}`);
-  });
+  cfg.command("check").option("--online", "also check with the platform that each directory's key works and covers its deployment")
+    .description("validate the configuration (files and environment), the variables it names and the platform URLs")
+    .action(async (o: { online?: boolean }) => {
+      process.exitCode = await configCheckCommand(config(), process.env, !!o.online, out, (s) => console.error(s));
+    });
   return program;
 }
 
-if (require.main === module) {
-  buildProgram().parseAsync(process.argv).catch((err: Error) => {
+/** Runs the program on `argv` (process.argv form); a failure is printed and sets the exit code (2: usage or configuration). */
+export function runCli(argv: string[]): Promise<void> {
+  return buildProgram().parseAsync(argv).then(() => undefined, (err: Error) => {
     console.error(err instanceof ConfigError ? err.message : `scim-bridge: ${err.message}`);
-    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError ? 2 : 1);
+    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError || err instanceof UsageError ? 2 : 1);
   });
 }
+
+if (require.main === module) void runCli(process.argv);

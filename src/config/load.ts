@@ -18,6 +18,7 @@ export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" |
   REDIS_KEY_PREFIX: { path: ["redis", "keyPrefix"], type: "string" },
   LOG_LEVEL: { path: ["log", "level"], type: "string" },
   ADMIN_TOKEN_HASHES: { path: ["admin", "tokenHashes"], type: "list" },
+  METRICS_PORT: { path: ["metrics", "workerPort"], type: "int" },
 };
 
 /** A configuration that cannot be used; the message is meant for the operator, as is. */
@@ -122,8 +123,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 /** Turns zod issues into one operator-readable message: key, origin, what is expected. */
 export function formatConfigError(error: z.ZodError, origins = new Map<string, string>()): string {
   const lines = error.issues.map((issue) => {
-    const key = issue.path.map(String).join(".") || "(top level)";
-    const origin = origins.get(key);
+    // one unknown key: name it in the path (`directories.0.rateLimt: unknown key; did you mean …`)
+    const path = issue.code === "unrecognized_keys" && issue.keys.length === 1 ? [...issue.path, issue.keys[0]] : issue.path;
+    const key = path.map(String).join(".") || "(top level)";
+    // an environment variable names a key or a list (`admin.tokenHashes.0` came from ADMIN_TOKEN_HASHES)
+    const origin = [...origins].find(([k]) => key === k || key.startsWith(`${k}.`))?.[1];
     return `- ${key}${origin ? ` (from ${origin})` : ""}: ${issue.message}`;
   });
   return `Invalid configuration:\n${lines.join("\n")}\nFix these keys in config/*.json, the file at SCIM_BRIDGE_CONFIG, or the environment variable named.`;

@@ -9,12 +9,14 @@
  * called out in the README's configuration reference.
  */
 import { z } from "zod";
+import { strictObject } from "./strict-object";
+import { tokenHashCollisions } from "./token-collisions";
 
 /** A hex SHA-256 digest, optionally written `sha256:<hex>`. Config never holds a token, only its hash. */
 const sha256Hex = z
   .string()
   .transform((s) => s.replace(/^sha256:/i, "").toLowerCase())
-  .pipe(z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 hex digest (64 hex characters); run `npm run cli -- token new <directory>` to make one"));
+  .pipe(z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 hex digest (64 hex characters); run `scim-bridge token new <directory>` to make one"));
 
 /**
  * Directory ids appear in the SCIM base URL (`/scim/v2/{id}`), in Redis hash tags (`{id}`) and in BullMQ
@@ -25,13 +27,13 @@ export const DIRECTORY_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Attribute types of the platform contract: "one of `string`, `number`, `string_array`, `number_array`, `boolean`". */
 export const attributeTypeSchema = z.enum(["string", "number", "string_array", "number_array", "boolean"]);
 
-const rateLimitSchema = z.object({
+const rateLimitSchema = strictObject({
   /** Calls allowed per window for this directory (platform rate limits are "not shown": set them from your plan). */
   max: z.number().int().positive().default(50),
   durationMs: z.number().int().positive().default(1000),
 });
 
-const platformSchema = z.object({
+const platformSchema = strictObject({
   /** The platform's {base_url}: it "already includes the `/api` path prefix", e.g. https://acme.example.com/api */
   baseUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")),
   /**
@@ -59,7 +61,7 @@ const platformSchema = z.object({
   scimPath: z.string().regex(/^\/[A-Za-z0-9/_-]*$/, "expected a path such as /scim/v2").default("/scim/v2"),
 });
 
-const attributeMappingSchema = z.object({
+const attributeMappingSchema = strictObject({
   /** SCIM attribute path on the User, e.g. `urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department` or `title`. */
   scim: z.string().min(1),
   /** Platform user-attribute name. */
@@ -69,7 +71,7 @@ const attributeMappingSchema = z.object({
   displayName: z.string().optional(),
 });
 
-const embedSchema = z.object({
+const embedSchema = strictObject({
   /** "lowercase, 5 to 36 characters, starts with a letter, ends with a letter or digit, only `a-z`, `0-9`, `-`" */
   tenantName: z
     .string()
@@ -85,13 +87,12 @@ const embedSchema = z.object({
   externalUserLimit: z.number().int().positive().default(10000),
 });
 
-const workforceSchema = z.object({
+const workforceSchema = strictObject({
   /** What an IdP DELETE /Users does on the platform: deactivate (default, reversible) or delete. */
   onUserDelete: z.enum(["deactivate", "delete"]).default("deactivate"),
 });
 
-export const directorySchema = z
-  .object({
+export const directorySchema = strictObject({
     id: z.string().regex(DIRECTORY_ID, "expected lower-case letters, digits and '-' (1–63 characters, starting with a letter or digit)"),
     displayName: z.string().optional(),
     tokenHashes: z.array(sha256Hex).min(1, "expected at least one token hash"),
@@ -111,10 +112,8 @@ export const directorySchema = z
     }
   });
 
-export const configSchema = z
-  .object({
-    server: z
-      .object({
+export const configSchema = strictObject({
+    server: strictObject({
         host: z.string().default("0.0.0.0"),
         port: z.number().int().min(0).max(65535).default(8080),
         /** Absolute base URL the IdPs use; `meta.location` and `Location` are built from it. */
@@ -126,16 +125,14 @@ export const configSchema = z
         retryAfterSeconds: z.number().int().positive().default(5),
       })
       .prefault({}),
-    redis: z
-      .object({
+    redis: strictObject({
         url: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").default("redis://127.0.0.1:6379"),
         /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
         keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
         commandTimeoutMs: z.number().int().positive().default(5000),
       })
       .prefault({}),
-    scim: z
-      .object({
+    scim: strictObject({
         /** Largest `count` honoured (ServiceProviderConfig `filter.maxResults`). */
         maxResults: z.number().int().positive().max(10000).default(200),
         /** Page size when the request gives no `count`. */
@@ -146,21 +143,18 @@ export const configSchema = z
         maxGroupMembers: z.number().int().positive().default(200000),
       })
       .prefault({}),
-    auth: z
-      .object({
+    auth: strictObject({
         /** Failed authentications per client address allowed in `windowSeconds` before 429. */
         maxFailures: z.number().int().positive().default(20),
         windowSeconds: z.number().int().positive().default(60),
       })
       .prefault({}),
-    admin: z
-      .object({
+    admin: strictObject({
         /** SHA-256 hashes of admin tokens (never a SCIM token). Empty: the admin API answers 401 to everyone. */
         tokenHashes: z.array(sha256Hex).default([]),
       })
       .prefault({}),
-    sync: z
-      .object({
+    sync: strictObject({
         attempts: z.number().int().positive().default(10),
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
@@ -172,14 +166,16 @@ export const configSchema = z
         lockDurationMs: z.number().int().positive().default(30000),
       })
       .prefault({}),
-    metrics: z
-      .object({
-        /** Port of /metrics, /healthz and /readyz in a worker-only process (0: none). A server serves them on its own port. */
+    metrics: strictObject({
+        /**
+         * Port of /metrics, /healthz and /readyz in a worker-only process (0: none; env METRICS_PORT). A server
+         * serves them on its own port. When the port is taken (a second worker on one host), the worker listens
+         * on a port the system picks and logs it, rather than failing to start.
+         */
         workerPort: z.number().int().min(0).max(65535).default(9464),
       })
       .prefault({}),
-    log: z
-      .object({
+    log: strictObject({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
       })
       .prefault({}),
@@ -191,6 +187,7 @@ export const configSchema = z
       if (seen.has(d.id)) ctx.addIssue({ code: "custom", path: ["directories", i, "id"], message: `duplicate directory id "${d.id}"` });
       seen.add(d.id);
     });
+    for (const { path, message } of tokenHashCollisions(c)) ctx.addIssue({ code: "custom", path, message });
   });
 
 /** The parsed configuration. */

@@ -10,7 +10,7 @@ export type Role = "server" | "worker" | "all";
 export async function runRoles(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.log.level);
   const metrics = createMetrics();
-  const server = role !== "worker" ? await startServer(config, logger, { metrics }) : await startWorkerEndpoints(config, metrics);
+  const server = role !== "worker" ? await startServer(config, logger, { metrics }) : await startWorkerEndpoints(config, metrics, logger);
   const runtime = role !== "server" ? await startSyncRuntime(config, logger, { metrics }) : undefined;
   logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
   let stopping = false;

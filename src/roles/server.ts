@@ -115,16 +115,28 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   };
 }
 
-/** For a worker-only process: /healthz, /readyz and /metrics on `metrics.workerPort` (0 = off). */
-export async function startWorkerEndpoints(config: Config, metrics: Metrics): Promise<RunningServer | undefined> {
-  if (!config.metrics.workerPort) return undefined;
+/**
+ * For a worker-only process: /healthz, /readyz and /metrics on `metrics.workerPort` (0 = off). Several
+ * workers may run on one host: when the port is taken, the endpoints listen on a port the system picks,
+ * logged with a warning (so the worker starts, and its metrics can still be found), rather than crashing
+ * with EADDRINUSE. Give each worker its own METRICS_PORT to scrape them at known ports.
+ */
+export async function startWorkerEndpoints(config: Config, metrics: Metrics, logger: Logger): Promise<RunningServer | undefined> {
+  const wanted = config.metrics.workerPort;
+  if (!wanted) return undefined;
   const redis = createQueueConnection(config.redis.url);
   redis.on("error", () => undefined);
   const ops = createOpsContext(config, redis);
   const app = express();
   app.disable("x-powered-by");
   opsRoutes(app, ops, metrics);
-  const { server, url, port } = await listen(app, config.server.host, config.metrics.workerPort);
+  const { server, url, port } = await listen(app, config.server.host, wanted).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EADDRINUSE") throw err;
+    const fallback = await listen(app, config.server.host, 0);
+    logger.warn({ port: wanted, boundPort: fallback.port, url: fallback.url },
+      `metrics port ${wanted} is in use (another worker on this host?): /metrics, /healthz and /readyz listen on port ${fallback.port} instead; set METRICS_PORT to choose`);
+    return fallback;
+  });
   return {
     url, port,
     close: async () => {

@@ -3,23 +3,17 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { runCompiledCli } from "../helpers/compiled-build";
 
 const ROOT = path.resolve(__dirname, "../..");
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
 afterAll(async () => e.close());
 
-/** Runs `scim-bridge <args>` (the TypeScript entry) with the test environment's configuration. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "src/cli/index.ts", ...args], {
-      cwd: ROOT, env: { ...process.env, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(e.config), ...env }, stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => { out += d; });
-    child.stderr.on("data", (d) => { out += d; });
-    child.on("exit", (code) => resolve({ code, out }));
-  });
+/** Runs the compiled `scim-bridge <args>` with the test environment's configuration; stdout and stderr together. */
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+  const r = await runCompiledCli(args, { SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(e.config), ...env });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 describe("scim-bridge CLI", () => {
@@ -31,7 +25,7 @@ describe("scim-bridge CLI", () => {
   });
 
   it("config check: should accept the configuration, and refuse a bad one naming the key", async () => {
-    const ok = await cli(["config", "check"]);
+    const ok = await cli(["config", "check"], { TEST_PLATFORM_KEY: "set" });
     expect(ok).toMatchObject({ code: 0 });
     expect(ok.out).toContain("configuration OK: 2 directories (wf:workforce, em:embed)");
     const bad = await cli(["config", "check"], { SCIM_BRIDGE_CONFIG_JSON: JSON.stringify({ directories: [{ id: "X_Y", target: "nope" }] }) });

@@ -53,13 +53,18 @@ describe("npm run demo", () => {
     const port = await freePort();
     const redisUrl = `${TEST_REDIS_URL.replace(/\/\d+$/, "")}/${db}`;
     child = spawn(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "src/cli/demo.ts"], {
-      cwd: ROOT, env: { ...process.env, PORT: String(port), REDIS_URL: redisUrl, DEMO_SCIM_TOKEN: "demo-test-token", REDIS_KEY_PREFIX: prefix },
+      cwd: ROOT, env: { ...process.env, PORT: String(port), SIM_PORT: "0", REDIS_URL: redisUrl, DEMO_SCIM_TOKEN: "demo-test-token", REDIS_KEY_PREFIX: prefix },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
-    child.stdout!.on("data", (d) => { out += d; });
-    child.stderr!.on("data", (d) => { out += d; });
-    for (let i = 0; i < 100 && !out.includes("Bearer token"); i++) await new Promise((r) => setTimeout(r, 100));
+    // resolves once the demo has printed its banner (or has exited: the expectations below then say why)
+    const banner = new Promise<void>((resolve) => {
+      const seen = (d: Buffer) => { out += d; if (out.includes("Stop with Ctrl-C")) resolve(); };
+      child!.stdout!.on("data", seen);
+      child!.stderr!.on("data", seen);
+      child!.once("exit", () => resolve());
+    });
+    await banner;
     expect(out).toContain(`SCIM base URL: http://127.0.0.1:${port}/scim/v2/demo`);
     expect(out).toContain("Bearer token:  demo-test-token");
 

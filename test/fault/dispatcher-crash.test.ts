@@ -40,13 +40,21 @@ describe("dispatcher killed between reading the outbox and acking", () => {
     expect(read[0][1]).toHaveLength(USERS + 1);
 
     const worker = await e.startWorker();
-    await new Promise((r) => setTimeout(r, 3000));
-    // the live dispatcher's reads find nothing new: without the sweeper nothing would ever sync
-    expect((await e.sim.state()).scim.users).toHaveLength(0);
+    // the live dispatcher's reads find only what is new: a marker written now syncs, the orphaned entries
+    // do not until the sweeper claims them. Read the platform first, then the owner of the orphans: if the
+    // dead dispatcher still owns all of them, none of them can have reached the platform.
+    const marker = await idp.send("POST", "/Users", userBody("marker@example.com"));
+    expect(marker.status).toBe(201);
+    await until("the marker synced", 30000, async () => (await e.state.get("wf", "user", String(marker.body!.id))).status === "synced", 50);
+    const onPlatform = (await e.sim.state()).scim.users.map((u) => u.userName);
+    const [, , , owners] = (await e.redis.xpending(outbox, DISPATCH_GROUP)) as [number, string, string, Array<[string, string]>];
+    if (owners?.length === 1 && owners[0][0] === "dead-dispatcher" && Number(owners[0][1]) === USERS + 1) {
+      expect(onPlatform).toEqual(["marker@example.com"]);
+    }
 
     await until("the orphaned entries synced", 30000, async () => {
       const c = await e.counts();
-      return c.synced === USERS + 1;
+      return c.synced === USERS + 2;
     }, 250);
     const swept = await worker.proc.waitForLine(/sweeper re-enqueued outbox entries/, 5000);
     expect(JSON.parse(swept).moved).toBe(USERS + 1);
@@ -54,7 +62,7 @@ describe("dispatcher killed between reading the outbox and acking", () => {
     expect(pending).toBe(0);
     expect(await e.redis.xlen(outbox)).toBe(0);
     const sim = await e.sim.state();
-    expect(sim.scim.users).toHaveLength(USERS);
+    expect(sim.scim.users).toHaveLength(USERS + 1); // and the marker
     expect(sim.scim.groups.map((g) => [g.displayName, g.members.length])).toEqual([["Orphans", 10]]);
     expect(await e.diff()).toEqual([]);
   }, 60000);

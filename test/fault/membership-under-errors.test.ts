@@ -29,12 +29,17 @@ describe("group member deltas while the platform fails half of all calls", () =>
     await until("the group and its users on the platform", 20000, async () => (await e.diff()).length === 0, 250);
 
     await e.sim.setFaults({ errors: { rate: 0.5 } });
+    // requests that reached the platform, answered or failed
+    const requests = async () => { const c = (await e.sim.state()).counters; return c.total.reads + c.total.writes + c.faults.errors; };
     for (let i = 1; i < STEPS; i++) {
+      const before = await requests();
       const r = await idp.send("PATCH", `/Groups/${gid}`, {
         schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: ids[i] }] }, { op: "remove", path: `members[value eq "${ids[i - 1]}"]` }],
       });
       expect(r.status).toBe(204);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // the next step once a reconcile has called the platform since this one (it may still be retrying: the
+      // next change then lands on a half-applied delta, which is the case under test)
+      await until("a platform call after the step", 20000, async () => (await requests()) > before, 20);
     }
     const injected = (await e.sim.state()).counters.faults.errors;
     await e.sim.setFaults({});

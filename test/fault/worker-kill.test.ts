@@ -27,23 +27,23 @@ describe("worker SIGKILLed mid-job", () => {
     });
     await until("jobs active in the first worker", 20000, async () => (await e.queue().getActiveCount()) >= 4 && (await e.counts()).synced >= 4, 50);
 
-    const active = (await e.queue().getJobs(["active"])).map((j) => j.id!);
     await first.proc.kill("SIGKILL");
-    const killedAt = Date.now();
-    expect(active.length).toBeGreaterThanOrEqual(4);
+    // read after the kill: the jobs still active are the ones the dead worker held (a job it completed just
+    // before dying is not among them; nothing else runs until the next worker starts)
+    const active = (await e.queue().getJobs(["active"])).map((j) => j.id!);
+    expect(active.length).toBeGreaterThan(0);
     expect((await e.counts()).synced).toBeLessThan(USERS);
 
     await e.startWorker();
     await until("every user synced after the new worker started", 45000, async () => (await e.counts()).synced === USERS, 250);
-    const recoveryMs = Date.now() - killedAt;
 
-    // the jobs the dead worker held were found stalled and completed by the new one
+    // the jobs the dead worker held were found stalled and completed by the new one (how long that takes is a
+    // figure of bench/timing)
     const jobs = await Promise.all(active.map((id) => e.queue().getJob(id)));
     expect(jobs.map((j) => j && [j.finishedOn ? "completed" : "not finished", j.stalledCounter >= 1])).toEqual(active.map(() => ["completed", true]));
     expect(await e.counts()).toEqual({ pending: 0, synced: USERS, failed: 0, deprovisioned: 0 });
     expect(await e.queue().getJobCounts("failed")).toEqual({ failed: 0 });
     expect((await e.sim.state()).scim.users).toHaveLength(USERS);
     expect(await e.diff()).toEqual([]);
-    expect(recoveryMs).toBeLessThan(30000);
   }, 90000);
 });

@@ -24,3 +24,13 @@ export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
     } while (cursor !== "0");
   }
 }
+
+/** `cleanPrefix` on a connection of its own (for suites that hold no connection of their own). */
+export async function cleanPrefixAt(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    await cleanPrefix(redis, prefix);
+  } finally {
+    redis.disconnect();
+  }
+}

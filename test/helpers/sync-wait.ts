@@ -84,5 +84,3 @@ export async function createGroup(e: SyncEnv, dir: string, displayName: string, 
   return res.body.id as string;
 }
 
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import { startSyncEnv, waitFor, PLATFORM_KEY, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
+import { waitReconcileJobs } from "../helpers/sync-wait";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 
@@ -32,7 +33,9 @@ describe("log redaction", () => {
     await fetch(`${s.url}/admin/directories`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     await fetch(`${s.url}/scim/v2/wf/Users`, { headers: { Authorization: "Bearer wrong-token-logged-attempt" } });
     await waitFor(async () => (await e.state.get("em", "user", id)).status === "synced", 10000, "synced");
-    await new Promise((r) => setTimeout(r, 200));
+    // the reconcile completed, so every platform call it made is logged (pino writes to the sink synchronously,
+    // and a request's line is written when its answer is sent, before fetch resolves)
+    await waitReconcileJobs(e, "em", "user", id);
 
     expect(out).toContain("/scim/v2/em/Users"); // the logs did capture the traffic…
     expect(out).toContain("platform call");
@@ -61,7 +64,7 @@ describe("log redaction", () => {
     expect((await fetch(`${s.url}/admin/queues/api/queues`, { headers: cookie })).status).toBe(200);
     expect((await fetch(`${s.url}/admin/logout`, { method: "POST", redirect: "manual", headers: cookie })).status).toBe(303);
     expect((await fetch(`${s.url}/admin/directories`, { headers: cookie })).status).toBe(401); // the session ended
-    await new Promise((r) => setTimeout(r, 200));
+    // (each request's line was written to the sink, synchronously, when its answer was sent)
 
     expect(out).toContain("/admin/login"); // the requests were logged…
     expect(out).toContain("/admin/status");

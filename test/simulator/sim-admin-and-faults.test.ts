@@ -86,8 +86,10 @@ describe("fault injection", () => {
     const res = await deployments();
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
-    await new Promise((r) => setTimeout(r, 350));
-    expect((await deployments()).status).toBe(200);
+    // the window ends on its own: answers turn 200 again (polled, however slow this machine is)
+    let status = res.status;
+    for (const end = Date.now() + 10_000; status === 503 && Date.now() < end; await new Promise((r) => setTimeout(r, 20))) status = (await deployments()).status;
+    expect(status).toBe(200);
   });
 
   it("should drop every connection during a drop-mode outage given as an absolute time", async () => {

@@ -58,7 +58,8 @@ describe("the outbox", () => {
 
   it("should bump meta.version and lastModified but keep created on update", async () => {
     const a = await users.write("d1", "u1", { userName: "a" }, "create");
-    await new Promise((r) => setTimeout(r, 5));
+    // lastModified is the writer's clock in ms: write again once it has moved past the first write's
+    while (Date.now() <= Date.parse(a.lastModified)) await new Promise((r) => setImmediate(r));
     const b = await users.write("d1", "u1", { userName: "b" }, "update");
     expect(b.version).toBe(a.version + 1);
     expect(b.created).toBe(a.created);

@@ -5,7 +5,7 @@
  * key expires while it syncs (the platform's admin sets `expiresAt`, then extends it again).
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, simUser, sleep, waitAllSynced } from "../helpers/sync-wait";
+import { createUser, simUser, waitAllSynced } from "../helpers/sync-wait";
 import { resumeDirectory } from "../../src/sync/directory-control";
 
 const KEY2 = "test-platform-key-0002";
@@ -37,7 +37,8 @@ describe("a 401 from the platform", () => {
     const stuck = [await createUser(e, "wf", "paused.one@example.com"), await createUser(e, "wf", "paused.two@example.com")];
     const fine = [await createUser(e, "wf2", "healthy.one@example.com"), await createUser(e, "wf2", "healthy.two@example.com")];
     await waitAllSynced(e, "wf2", "user", fine, 5000);
-    await sleep(300);
+    // wf's reconciles are queued (dispatched) in its paused queue: the workers had their chance and left them
+    await waitFor(async () => (await e.redis.xlen(e.users.keys("wf").outbox)) === 0 && (await e.queues.queue("wf").getWaitingCount()) === stuck.length, 5000, "wf's reconciles queued");
     for (const id of stuck) expect((await e.state.get("wf", "user", id)).status).toBe("pending");
     expect(await simUser(e, "paused.one@example.com")).toBeUndefined();
     expect(await e.queues.queue("wf2").isPaused()).toBe(false);
@@ -45,8 +46,13 @@ describe("a 401 from the platform", () => {
 
     // the operator fixes the key and restarts the workers: the directory stays paused until resumed
     await e.runtime!.close();
+    const restarted = new Date().toISOString();
     await e.startRuntime({ ...env, TEST_PLATFORM_KEY: PLATFORM_KEY });
-    await sleep(500);
+    // the new workers checked the fixed key (the moment an automatic resume would happen) and left wf paused
+    await waitFor(async () => {
+      const m = await e.state.meta("wf");
+      return m.keyStatus === "ok" && m.keyCheckedAt! >= restarted;
+    }, 5000, "wf's key checked again");
     expect(await e.queues.queue("wf").isPaused()).toBe(true);
     expect((await e.state.get("wf", "user", stuck[0])).status).toBe("pending");
 

@@ -57,7 +57,8 @@ describe("reconcile jobs of one resource", () => {
       for (let i = 0; i < 5; i++) ids.push(await createUser(e, "wf", `overlap${i}@example.com`, { title: "t0" }));
       for (let round = 1; round <= 8; round++) {
         await Promise.all(ids.map((id) => e.scim("wf").patch(`/Users/${id}`, { Operations: [{ op: "replace", path: "title", value: `t${round}` }] })));
-        await new Promise((r) => setTimeout(r, 60));
+        // the next round once this one is dispatched to the queue, where the two runtimes compete for it
+        await waitFor(async () => (await e.redis.xlen(e.users.keys("wf").outbox)) === 0, 5000, `round ${round} dispatched`);
       }
       await waitAllSynced(e, "wf", "user", ids);
       await waitIdle(e, "wf", 15000);

@@ -7,6 +7,7 @@ import { EmbedApi } from "../../src/platform/embed-api";
 import type { GenerateSessionRequest } from "../../src/platform";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { waitReconcileJobs } from "../helpers/sync-wait";
 
 const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const TENANT = "em-tenant";
@@ -203,9 +204,12 @@ describe("embed target: userAttributes", () => {
     await e.scim("em").patch(`/Users/${id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: `${ENT}:department`, value: "B" }] });
     await synced(id, before);
     expect((await externalUser("attrs.update"))?.userAttributes).toMatchObject({ department: "B" });
+    // one more reconcile with nothing changed: it completes "unchanged" without a call
+    const runs = (await waitReconcileJobs(e, "em", "user", id, 2)).length;
     const calls = sent.length;
     await e.runtime!.queues.enqueue("em", "user", id);
-    await new Promise((r) => setTimeout(r, 400));
+    const [latest] = (await waitReconcileJobs(e, "em", "user", id, runs + 1)).sort((a, b) => b.timestamp - a.timestamp);
+    expect(latest.returnvalue).toBe("unchanged");
     expect(sent.length).toBe(calls);
   });
 });

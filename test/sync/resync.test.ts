@@ -12,6 +12,7 @@ import {
 } from "../helpers/resync";
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { reconcileJobs } from "../helpers/sync-wait";
 
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
@@ -81,10 +82,11 @@ describe("full resync (workforce)", () => {
 
   it("should re-create a deleted platform user who was a group member and put it back in the group", async () => {
     await platformScim(e, "DELETE", `/Users/${await pid("m2")}`);
-    // a slow create lets the group's repair run first, while the bridge still holds the user's old platform id
+    // the create waits for the group's repair to have run, while the bridge still holds the user's old platform id
     const orig = ScimApi.prototype.createUser;
+    const since = Date.now();
     const spy = jest.spyOn(ScimApi.prototype, "createUser").mockImplementation(async function (this: ScimApi, u: ScimUserInput) {
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(async () => (await reconcileJobs(e, "wf", "group", groupId, ["completed", "failed"])).some((j) => j.finishedOn! >= since), 10000, "the group's repair");
       return orig.call(this, u);
     });
     const p = await resyncThroughAdmin(e, "wf").finally(() => spy.mockRestore());

@@ -4,7 +4,7 @@
  * XREADGROUP under another consumer name and no XACK; XCLAIM … IDLE dates that read a minute back.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, simUser, sleep, waitStatus } from "../helpers/sync-wait";
+import { createUser, simUser, waitStatus } from "../helpers/sync-wait";
 import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
 import { DirectoryKeys } from "../../src/store";
 
@@ -40,7 +40,17 @@ describe("the outbox sweeper", () => {
     const pending = async () => ((await e.redis.xpending(outbox, DISPATCH_GROUP, "-", "+", 10)) as Array<[string, string]>).map(([id, c]) => `${id} ${c}`);
     await waitFor(async () => JSON.stringify(await pending()) === JSON.stringify([`${busyEntry} live-dispatcher`]), 5000, "the swept entry to be acked");
 
-    await sleep(600); // three more sweeps
+    // three more sweeps, counted, had their chance to take the live dispatcher's entry
+    const dispatcher = e.runtime!.dispatcher;
+    const original = dispatcher.sweep.bind(dispatcher);
+    let sweeps = 0;
+    const spy = jest.spyOn(dispatcher, "sweep").mockImplementation(async () => {
+      const moved = await original();
+      sweeps++;
+      return moved;
+    });
+    await waitFor(() => sweeps >= 3, 10000, "three more sweeps");
+    spy.mockRestore();
     expect((await e.state.get("wf", "user", busy)).status).toBeUndefined(); // still the live dispatcher's
     expect(await simUser(e, "in.flight@example.com")).toBeUndefined();
     expect(await e.redis.xlen(outbox)).toBe(1); // the swept entry was acked and deleted

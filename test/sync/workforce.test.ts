@@ -1,5 +1,6 @@
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { waitReconcileJobs } from "../helpers/sync-wait";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
@@ -28,9 +29,12 @@ describe("workforce target: users", () => {
   it("should make no platform call when a reconcile's payload equals the last one applied", async () => {
     const res = await e.scim("wf").post("/Users", userBody("quiet@example.com"));
     await waitFor(async () => (await e.state.get("wf", "user", res.body.id)).status === "synced");
+    await waitReconcileJobs(e, "wf", "user", res.body.id, 1);
     const before = (await e.simState()).counters.total;
     await e.runtime!.queues.enqueue("wf", "user", res.body.id);
-    await new Promise((r) => setTimeout(r, 500));
+    // the extra reconcile completed "unchanged", and made no call
+    const [latest] = (await waitReconcileJobs(e, "wf", "user", res.body.id, 2)).sort((a, b) => b.timestamp - a.timestamp);
+    expect(latest.returnvalue).toBe("unchanged");
     expect((await e.simState()).counters.total).toEqual(before);
   });
 });

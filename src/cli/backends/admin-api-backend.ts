@@ -1,0 +1,59 @@
+/**
+ * The operator commands through a running bridge's admin API (`--url`, `--admin-token`, or the variables
+ * SCIM_BRIDGE_URL and SCIM_BRIDGE_ADMIN_TOKEN): the bridge's own configuration and Redis are used, so
+ * this works from any machine that reaches the server, e.g. against `npm run demo`.
+ */
+import type { DirectoryStatus } from "../../admin/directory-status";
+import type { ResyncProgress } from "../../sync/resync";
+import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
+
+/** The admin API answered something the command cannot go on with. */
+export class AdminApiError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = this.constructor.name;
+  }
+}
+
+/** A backend on the admin API at `url` (the server's base URL, e.g. http://127.0.0.1:8080). */
+export function adminApiBackend(url: string, token: string): OpsBackend {
+  const base = url.replace(/\/+$/, "");
+  const call = async (method: "GET" | "POST", path: string): Promise<{ status: number; body: unknown }> => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}/admin${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new AdminApiError(`cannot reach the bridge at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+    const text = await res.text();
+    let body: unknown = text;
+    try { body = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+    if (res.status === 401) throw new AdminApiError(`the admin API at ${base} refused the admin token (401): check --admin-token / SCIM_BRIDGE_ADMIN_TOKEN`);
+    if (res.status === 429) throw new AdminApiError(`the admin API at ${base} answered 429 (too many failed sign-ins from this address); try again later`);
+    return { status: res.status, body };
+  };
+  const expectOk = (r: { status: number; body: unknown }, what: string) => {
+    if (r.status < 200 || r.status > 299) throw new AdminApiError(`${what}: the admin API answered ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const statuses = async () => expectOk(await call("GET", "/directories"), "GET /admin/directories") as DirectoryStatus[];
+  const dirPath = (dir: string) => `/directories/${encodeURIComponent(dir)}`;
+  return {
+    statuses,
+    requireDirectory: async (dir) => {
+      const r = await call("GET", dirPath(dir));
+      if (r.status === 404) throw new UnknownDirectoryError(dir, (await statuses()).map((d) => d.id));
+      expectOk(r, `GET /admin${dirPath(dir)}`);
+    },
+    retryFailed: async (dir) => (expectOk(await call("POST", `${dirPath(dir)}/retry`), `POST /admin${dirPath(dir)}/retry`) as { retried: number }).retried,
+    readResync: async (dir) => expectOk(await call("GET", `${dirPath(dir)}/resync`), `GET /admin${dirPath(dir)}/resync`) as ResyncProgress,
+    requestResync: async (dir) => {
+      const r = await call("POST", `${dirPath(dir)}/resync`);
+      if (r.status === 409) return { running: (r.body as { progress: ResyncProgress }).progress };
+      expectOk(r, `POST /admin${dirPath(dir)}/resync`);
+      return {};
+    },
+    close: async () => undefined,
+  };
+}

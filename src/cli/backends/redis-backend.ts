@@ -1,0 +1,38 @@
+/** The operator commands straight through Redis, with the configuration of this machine (files + env). */
+import type { Config } from "../../config/schema";
+import { directoryStatus } from "../../admin/directory-status";
+import { createOpsContext } from "../../ops/ops-context";
+import { createQueueConnection, waitReady } from "../../store";
+import { retryFailed } from "../../sync/directory-control";
+import { readResync } from "../../sync/resync";
+import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
+
+/** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
+export async function redisBackend(config: Config): Promise<OpsBackend> {
+  const redis = createQueueConnection(config.redis.url);
+  redis.on("error", () => undefined);
+  try {
+    await waitReady(redis, 5000);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const c = createOpsContext(config, redis);
+  const ids = config.directories.map((d) => d.id);
+  return {
+    statuses: () => Promise.all(ids.map((id) => directoryStatus(c, id))),
+    requireDirectory: async (dir) => {
+      if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
+    },
+    retryFailed: (dir) => retryFailed(c.state, dir, (kind, id) => c.queues.enqueue(dir, kind, id)),
+    readResync: (dir) => readResync(redis, config.redis.keyPrefix, dir),
+    requestResync: async (dir) => {
+      await c.queues.enqueueResync(dir, "cli");
+      return {};
+    },
+    close: async () => {
+      await c.queues.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
