@@ -142,6 +142,15 @@ export const configSchema = z
         defaultCount: z.number().int().positive().default(100),
         /** Largest accepted filter expression, in characters. */
         maxFilterLength: z.number().int().positive().default(4096),
+        /** Most comparisons (`attr op value`, `attr pr`) one filter may hold (400 invalidFilter beyond). */
+        maxFilterTerms: z.number().int().positive().default(64),
+        /**
+         * Most records one list or search request may read when no index answers its filter (a group read
+         * with its members counts each member); a directory holding more answers such filters 400 tooMany.
+         */
+        maxScanRecords: z.number().int().positive().default(100000),
+        /** Scans of one directory that may run at once in one server process; more wait their turn. */
+        maxConcurrentScans: z.number().int().positive().default(2),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
       })

@@ -5,6 +5,7 @@
  */
 import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
+import { fromScimmy } from "../scimmy-errors";
 import { assertNoControlCharacters } from "../control-characters";
 import { coerceObject } from "../dialects/coerce-values";
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
@@ -53,9 +54,7 @@ function coerce(kind: "User" | "Group", raw: Json): Json {
     checkBody(kind, body);
     return body;
   } catch (err) {
-    if (err instanceof ScimError) throw err;
-    const e = err as { status?: number; scimType?: string; message?: string };
-    throw new ScimError(400, (e.scimType as never) ?? "invalidValue", e.message ?? "Invalid resource");
+    throw fromScimmy(err, `The ${kind} body`);
   }
 }
 
