@@ -206,7 +206,8 @@ describe("filters from a grammar-shaped generator with noise", () => {
       const search = await request(s.app).post(`${base}/.search`).set(s.auth()).set("Content-Type", "application/scim+json").send(JSON.stringify({ filter, count: 5 }));
       tally("filter", search.status);
       expectSafe(search, [200], `POST ${base}/.search filter=${JSON.stringify(filter)}`);
-      if (search.status === 400) expect(search.body.scimType).toBe("invalidFilter");
+      // a lone surrogate escape in the body is refused before the filter is read (issue 9 item 7)
+      if (search.status === 400) expect(search.body.scimType).toBe(wellFormed(filter) ? "invalidFilter" : "invalidValue");
       if (wellFormed(filter)) {
         const get = await request(s.app).get(`${base}?filter=${encodeURIComponent(filter)}&count=5`).set(s.auth());
         expectSafe(get, [200], `GET ${base}?filter=${JSON.stringify(filter)}`);
