@@ -9,7 +9,7 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
-import type { GroupStore, UserStore } from "../store";
+import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
@@ -52,10 +52,9 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   app.set("etag", false);
   app.set("trust proxy", config.server.trustProxy);
 
-  const limiter = new AuthFailureLimiter(redis ?? users.connection, config.redis.keyPrefix, config.auth.maxFailures, config.auth.windowSeconds);
+  const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(limiter.guard((_req, res) => sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later")));
-  dir.use(directoryAuth(hashes, (ip) => void limiter.fail(ip ?? "unknown")));
+  dir.use(directoryAuth(hashes, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans };
