@@ -132,7 +132,7 @@ describe("pathological filters", () => {
 });
 
 describe("filters on attributes that do not exist", () => {
-  // draft-zollner-scim-interop-profile §6.3: "…references an attribute not defined in any of that resource
+  // draft-zollner-scim-interop-profile (Filtering): "…references an attribute not defined in any of that resource
   // type's schemas, Service Providers MUST return an HTTP 400 error with a scimType of invalidFilter"
   it("should answer 400 invalidFilter, whatever the data holds", async () => {
     for (const filter of ['frobnicate eq "x"', "frobnicate pr", 'name.frobnicate co "x"', 'urn:example:ext:2.0:User:thing eq "x"',

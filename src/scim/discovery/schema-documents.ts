@@ -3,7 +3,7 @@
  * request bodies, so what is published is what is implemented), with:
  * - `canonicalValues` put back where SCIMMY declares them (`emails.type` work/home/other, `members.type`
  *   User/Group, …): the bridge accepts other values too (schemas.ts), which [RFC7643§2.3.1] allows, and
- *   draft-zollner-scim-interop-profile §5.4 asks that "Service Providers MUST declare the acceptable
+ *   draft-zollner-scim-interop-profile (Canonical Values for Typed Attributes) asks that "Service Providers MUST declare the acceptable
  *   `type` values for each such attribute in that attribute's `canonicalValues` property";
  * - `meta.location` under the directory's own base URL (scimmy-routers set a process-wide base path per
  *   request, so concurrent requests of two directories could swap them).

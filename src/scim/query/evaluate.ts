@@ -139,7 +139,7 @@ export function isKnownAttribute(kind: ResourceKind, path: AttrPath, parent?: At
 
 /**
  * Checks a filter before any record is read (so the answer does not depend on the data): 400 invalidFilter
- * - for an attribute the resource type does not define. draft-zollner-scim-interop-profile §6.3: "When a
+ * - for an attribute the resource type does not define. draft-zollner-scim-interop-profile (Filtering): "When a
  *   filter expression is applied to a resource-type endpoint … and references an attribute not defined in
  *   any of that resource type's schemas, Service Providers MUST return an HTTP 400 error with a scimType
  *   of invalidFilter". `known` widens this for the server root, where an attribute of either type counts;
