@@ -179,7 +179,7 @@ export const configSchema = z
          */
         maxScanRecords: z.number().int().positive().default(100000),
         /** Scans of one directory that may run at once in one server process; more wait their turn. */
-        maxConcurrentScans: z.number().int().positive().default(2),
+        maxConcurrentScans: z.number().int().positive().default(1),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
       })

@@ -15,16 +15,27 @@ import type { AttrPath, CompareOp, CompValue, FilterNode } from "./filter";
 
 type Json = Record<string, unknown>;
 
+/** Lower-cased key → key, per object, built once the first time a key is not found as written. */
+const lowerKeys = new WeakMap<object, Map<string, string>>();
+
 /**
  * Finds an own key case-insensitively. Own keys only: `"constructor" in {}` is true, so a filter such as
  * `constructor pr` used to match every resource, where an attribute the resource lacks must not match.
+ * A scan evaluates dozens of comparisons on each record: the lower-cased keys of an object are computed
+ * once, not once per comparison.
  */
 export function getCI(obj: unknown, key: string): unknown {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return undefined;
   const o = obj as Json;
   if (Object.hasOwn(o, key)) return o[key];
-  for (const k of Object.keys(o)) if (k.toLowerCase() === key) return o[k];
-  return undefined;
+  let keys = lowerKeys.get(o);
+  if (!keys) {
+    keys = new Map();
+    for (const k of Object.keys(o)) { const l = k.toLowerCase(); if (!keys.has(l)) keys.set(l, k); }
+    lowerKeys.set(o, keys);
+  }
+  const k = keys.get(key);
+  return k === undefined ? undefined : o[k];
 }
 
 function pathKey(p: AttrPath): string {
@@ -54,17 +65,32 @@ export function valuesAt(resource: Json, path: AttrPath): unknown[] {
   return out;
 }
 
-function info(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
+function lookupInfo(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
   if (parent) return attrInfo(kind, `${pathKey(parent)}.${path.attr}`);
   return attrInfo(kind, pathKey(path)) ?? (path.sub ? undefined : attrInfo(kind, `${pathKey(path)}.value`));
 }
 
+/** The attribute characteristics of a filter node's path, looked up once per node and resource type. */
+const infoCache = new WeakMap<AttrPath, Partial<Record<ResourceKind, AttrInfo | null>>>();
+
+function info(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
+  let byKind = infoCache.get(path);
+  if (!byKind) { byKind = {}; infoCache.set(path, byKind); }
+  let found = byKind[kind];
+  if (found === undefined) found = byKind[kind] = lookupInfo(kind, path, parent) ?? null;
+  return found ?? undefined;
+}
+
 /** Types whose values are text: an unquoted number is compared with them as it was written. */
 const TEXT_TYPES = new Set(["string", "reference", "binary"]);
+const ORDERING = new Set(["gt", "ge", "lt", "le"]);
 
-function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrInfo | undefined, text?: string): boolean {
+/** A comparison's expected text, lower-cased unless caseExact: computed once per filter node, not per record. */
+const expectedText = new WeakMap<object, string>();
+
+function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrInfo | undefined, text?: string, node?: object): boolean {
   const type = ai?.type ?? (typeof actual === "boolean" ? "boolean" : typeof actual === "number" ? "decimal" : "string");
-  if ((type === "boolean" || type === "binary") && ["gt", "ge", "lt", "le"].includes(op)) {
+  if ((type === "boolean" || type === "binary") && ORDERING.has(op)) {
     throw new ScimError(400, "invalidFilter", `Operator '${op}' cannot be used on a ${type} attribute`);
   }
   if (expected === null) return op === "ne" ? actual !== null && actual !== undefined : op === "eq" ? actual === null || actual === undefined : false;
@@ -85,8 +111,13 @@ function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrIn
   if (typeof actual === "number" && typeof expected === "number") return ordered(op, actual, expected, String(actual), String(expected));
   if (typeof actual !== "string" && typeof actual !== "number") return false;
   let a = String(actual);
-  let b = typeof expected === "number" && text !== undefined && TEXT_TYPES.has(type) ? text : String(expected);
-  if (!ai?.caseExact) { a = a.toLowerCase(); b = b.toLowerCase(); }
+  let b = node ? expectedText.get(node) : undefined;
+  if (b === undefined) {
+    b = typeof expected === "number" && text !== undefined && TEXT_TYPES.has(type) ? text : String(expected);
+    if (!ai?.caseExact) b = b.toLowerCase();
+    if (node) expectedText.set(node, b);
+  }
+  if (!ai?.caseExact) a = a.toLowerCase();
   return ordered(op, a, b, a, b);
 }
 
@@ -126,8 +157,8 @@ export function matches(kind: ResourceKind, resource: Json, node: FilterNode, pa
       const ai = info(kind, node.path, parent);
       const vals = valuesAt(resource, node.path);
       if (vals.length === 0) return node.op === "ne" ? node.value !== null : node.op === "eq" && node.value === null;
-      if (node.op === "ne") return vals.every((v) => compare("ne", v, node.value, ai, node.text));
-      return vals.some((v) => compare(node.op as CompareOp, v, node.value, ai, node.text));
+      if (node.op === "ne") return vals.every((v) => compare("ne", v, node.value, ai, node.text, node));
+      return vals.some((v) => compare(node.op as CompareOp, v, node.value, ai, node.text, node));
     }
   }
 }

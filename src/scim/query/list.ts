@@ -9,8 +9,9 @@
  * O3, E9), so no IdP request scans.
  *
  * A scan is bounded so that one directory's heavy queries cannot stall the others (DESIGN.md §5):
- * - it reads the directory in slices of SCAN_SLICE records and yields the event loop between slices;
- * - at most `scim.maxConcurrentScans` scans of one directory run at once per process (scan-gate.ts);
+ * - it reads the directory in slices of SCAN_SLICE records and yields the event loop between slices, and
+ *   within a slice every SCAN_TURN_MS of evaluation;
+ * - at most `scim.maxConcurrentScans` (default 1) scans of one directory run at once per process (scan-gate.ts);
  * - it reads at most `scim.maxScanRecords` records (a group read with its members counts each member):
  *   [RFC7644§3.12] "tooMany: The specified filter yields many more results than the server is willing to
  *   calculate or process", status 400, when the directory holds more than that.
@@ -30,6 +31,8 @@ type Lookup = { index: string; values: string[] };
 
 /** Records read per store call during a scan. */
 export const SCAN_SLICE = 200;
+/** Longest the evaluation of a scan holds the event loop before it yields (ms). */
+const SCAN_TURN_MS = 4;
 
 const USER_INDEXES: Record<string, string> = { id: "id", username: "userName", externalid: "externalId", "emails.value": "email", displayname: "displayName", emails: "email" };
 const GROUP_INDEXES: Record<string, string> = { id: "id", displayname: "displayName", externalid: "externalId", "members.value": "member", members: "member" };
@@ -157,10 +160,13 @@ async function collect<R extends { id: string; created: string }>(
     const { ids, last } = await src.idsAfter(after, SCAN_SLICE);
     if (ids.length === 0) return hits;
     after = last;
+    let since = performance.now();
     for (const r of await src.read(ids, "filter")) {
       budget.left -= src.weight(r);
       if (budget.left < 0) throw tooMany(budget.holds, budget.limit);
       consider(r, !!filter);
+      // a filter of many comparisons costs milliseconds per slice: give other requests a turn in between
+      if (performance.now() - since >= SCAN_TURN_MS) { await yieldEventLoop(); since = performance.now(); }
     }
     await yieldEventLoop(); // let other requests' I/O in before the next slice
   }
