@@ -26,10 +26,11 @@ import { cpuMs, freePort, rssMiB, startChild, type ServerChild } from "../scim/c
 import { seedUsers, userName } from "../scim/fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "../scim/load";
 import { fmt, tableHeader, tableRow } from "../scim/report";
+import { deleteKeys, envNumber, runBench } from "../scim/harness";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CHILD_JS = path.join(ROOT, "node_modules/.cache/scim-bridge-bench");
-const env = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
+const env = envNumber;
 const HEAVY_USERS = env("BENCH_HEAVY_USERS", 50_000);
 const VICTIM_USERS = env("BENCH_VICTIM_USERS", 1_000);
 const VICTIM_CLIENTS = env("BENCH_VICTIM_CLIENTS", 10);
@@ -79,15 +80,7 @@ async function cleanup(): Promise<void> {
   if (!redis) return;
   const r = redis;
   redis = undefined;
-  let deleted = 0;
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await r.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) deleted += await r.unlink(...keys);
-    } while (cursor !== "0");
-  }
+  const deleted = await deleteKeys(r, prefix);
   console.log(`\nRedis: deleted ${deleted.toLocaleString("en-US")} keys under ${prefix}*`);
   r.disconnect();
 }
@@ -157,21 +150,4 @@ async function main(): Promise<void> {
   console.log(`${pass ? "PASS" : "FAIL"}  victim p99 < 50 ms while "heavy" runs worst-case filters over ${HEAVY_USERS.toLocaleString("en-US")} users (median round): ${fmt(median(beside))} ms`);
 }
 
-let interrupted = false;
-const onSignal = (code: number) => () => {
-  if (interrupted) return;
-  interrupted = true;
-  void cleanup().finally(() => process.exit(code));
-};
-process.on("SIGINT", onSignal(130));
-process.on("SIGTERM", onSignal(143));
-
-main()
-  .then(() => cleanup())
-  .catch(async (err: Error) => {
-    if (interrupted) return;
-    console.error(`\nbench failed: ${err.stack ?? err.message}`);
-    for (const c of children) if (c.output()) console.error(`--- last output of ${c.name}:\n${c.output()}`);
-    await cleanup();
-    process.exitCode = 1;
-  });
+runBench(main, cleanup, children);

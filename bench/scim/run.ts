@@ -29,10 +29,11 @@ import { groupRequest, seedGroup, seedUsers } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec, type Summary } from "./load";
 import { idFromBody, lookups as lookupSpec, memberPatches, PATCH_SIZE, postUsers as postSpec, type Target } from "./scenarios";
 import { fmt, LABEL_WIDTH, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
+import { deleteKeys, envNumber, runBench } from "./harness";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CHILD_JS = path.join(ROOT, "node_modules/.cache/scim-bridge-bench");
-const env = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
+const env = envNumber;
 const CLIENTS = env("BENCH_CLIENTS", 50);
 const USERS = env("BENCH_USERS", 10_000);
 const GROUP_MEMBERS = env("BENCH_GROUP_MEMBERS", 50_000);
@@ -112,26 +113,11 @@ async function cleanup(): Promise<void> {
   redis = undefined;
   try {
     if (!redisAnswered) return; // nothing can have been written
-    let deleted = 0;
-    let cursor = "0";
-    for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
-      cursor = "0";
-      do {
-        const [next, keys] = await r.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-        cursor = next;
-        if (keys.length) deleted += await r.unlink(...keys);
-      } while (cursor !== "0");
-    }
+    const deleted = await deleteKeys(r, prefix);
     console.log(`\nRedis: deleted ${deleted.toLocaleString("en-US")} keys under ${prefix}*`);
   } finally {
     r.disconnect();
   }
-}
-
-let cleaning: Promise<void> | undefined;
-function cleanupOnce(): Promise<void> {
-  cleaning ??= cleanup().catch((err: Error) => console.error(`cleanup failed: ${err.message} — delete the keys ${prefix}* by hand`));
-  return cleaning;
 }
 
 async function main(): Promise<void> {
@@ -289,24 +275,4 @@ async function main(): Promise<void> {
   }
 }
 
-// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): later signals are ignored
-// while the first one cleans up, instead of killing the process before the keys are deleted
-let interrupted = false;
-const onSignal = (code: number) => () => {
-  if (interrupted) return;
-  interrupted = true;
-  console.error("\ninterrupted: stopping the servers and deleting the bench keys…");
-  void cleanupOnce().finally(() => process.exit(code));
-};
-process.on("SIGINT", onSignal(130));
-process.on("SIGTERM", onSignal(143));
-
-main()
-  .then(() => cleanupOnce())
-  .catch(async (err: Error) => {
-    if (interrupted) return; // the signal handler cleans up and exits; what failed is the interruption
-    console.error(`\nbench failed: ${err.stack ?? err.message}`);
-    for (const c of children) if (c.output()) console.error(`--- last output of ${c.name}:\n${c.output()}`);
-    await cleanupOnce();
-    process.exitCode = 1;
-  });
+runBench(main, cleanup, children);
