@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     log: { level: "warn" },
     directories: [dir("heavy"), dir("victim")],
   };
-  const child = await startChild("ours", [path.join(ROOT, "dist/main.js"), "server"], { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) },
+  const child = await startChild("ours", ["--max-semi-space-size=4", path.join(ROOT, "dist/main.js"), "server"], { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) },
     port, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
   children.push(child);
   const victimPool = makePool(child.origin, VICTIM_CLIENTS);

@@ -151,7 +151,8 @@ async function main(): Promise<void> {
       platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "BENCH_UNUSED_PLATFORM_KEY" },
     }],
   };
-  const oursChild = await startChild("ours", [path.join(ROOT, "dist/main.js"), "server"],
+  // started as the Docker image and `npm start` start it (see the Dockerfile's ENTRYPOINT)
+  const oursChild = await startChild("ours", ["--max-semi-space-size=4", path.join(ROOT, "dist/main.js"), "server"],
     { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) }, oursPort, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
   children.push(oursChild);
 
