@@ -14,7 +14,8 @@
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
  * A form POST from the status page is answered with a redirect back to it.
  * Wrong admin tokens (header or sign-in form) count as failed authentications per client address, with
- * the SCIM endpoint's limits (auth.maxFailures in auth.windowSeconds): then 429 with Retry-After.
+ * the SCIM endpoint's limits (auth.maxFailures in auth.windowSeconds): past them a wrong token gets 429
+ * with Retry-After. A valid token or session always passes (src/auth/auth-failures.ts).
  */
 import express, { type Request, type Response, type Router } from "express";
 import { createBullBoard } from "@bull-board/api";
@@ -30,6 +31,7 @@ import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
+import { AuthFailureKeys } from "../store";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
 import { loginPage, statusPage } from "./status-page";
@@ -93,15 +95,21 @@ function directoriesApi(c: OpsContext): Router {
 export function adminRouter({ config, redis, queues, logger }: AdminDeps): Router {
   const c: OpsContext = { ...createOpsContext(config, redis), queues };
   // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
-  const failures = new AuthFailureLimiter(redis, `${config.redis.keyPrefix}:admin`, config.auth.maxFailures, config.auth.windowSeconds);
-  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes, (req) => void failures.fail(req.ip ?? "unknown"));
-  const r = express.Router();
-  r.use(failures.guard((req, res) => {
+  const failures = new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds);
+  const keys = new AuthFailureKeys(config.redis.keyPrefix);
+  const sessions = new AdminSessions(redis, config.redis.keyPrefix, config.admin.tokenHashes);
+  /** Counts a wrong admin token; past the limit answers 429 (page or JSON) and resolves true. */
+  const tooManyFailures = async (req: Request, res: Response): Promise<boolean> => {
+    const wait = await failures.fail(keys.admin(req.ip ?? "unknown"));
+    if (!wait) return false;
+    res.setHeader("Retry-After", String(wait));
     securityHeaders()(req, res, () => undefined);
     const message = "Too many failed sign-ins from this address; try again later.";
     if (req.accepts(["json", "html"]) === "html") res.status(429).type("html").send(loginPage(message));
     else res.status(429).json({ error: message });
-  }));
+    return true;
+  };
+  const r = express.Router();
   r.use(express.urlencoded({ extended: false, limit: "8kb" }));
   r.use(express.json({ limit: "64kb" }));
 
@@ -117,12 +125,16 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
   });
   const boardApp = board.getRouter() as express.Express;
   boardApp.disable("x-powered-by"); // bull-board is its own express app; the rest of the server says nothing of its stack
-  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status")), boardApp);
+  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status"), tooManyFailures), boardApp);
 
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
     const token = typeof req.body?.token === "string" ? req.body.token : undefined;
-    if (!sessions.checkToken(req, token)) { res.status(401).type("html").send(loginPage("That token is not an admin token.")); return; }
+    if (!sessions.tokenValid(token)) {
+      if (await tooManyFailures(req, res)) return;
+      res.status(401).type("html").send(loginPage("That token is not an admin token."));
+      return;
+    }
     await sessions.start(req, res);
     res.redirect(303, "/admin/status");
   });
@@ -130,7 +142,7 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
     await sessions.end(req, res);
     res.redirect(303, "/admin/status");
   });
-  r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }));
+  r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }, tooManyFailures));
   r.get("/status", async (_req, res) => {
     const dirs = await Promise.all(config.directories.map((d) => directoryStatus(c, d.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));

@@ -20,11 +20,13 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/** How a request authenticates: a valid token or live session, a wrong token, or no credentials at all. */
+export type AdminAuth = "ok" | "wrong-token" | "none";
+
 /** Admin sessions on Redis. */
 export class AdminSessions {
   private readonly hashes: Buffer[];
-  /** `onFailure` is told of every presented admin token that is wrong (Bearer header or sign-in form). */
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[], private readonly onFailure?: (req: Request) => void) {
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[]) {
     this.hashes = tokenHashes.map((h) => Buffer.from(h, "hex"));
   }
 
@@ -37,20 +39,13 @@ export class AdminSessions {
     return tokenMatches(token, this.hashes);
   }
 
-  /** Checks a token presented by `req` (sign-in form or header), counting a wrong one as a failed authentication. */
-  checkToken(req: Request, token: string | undefined): boolean {
-    if (this.tokenValid(token)) return true;
-    this.onFailure?.(req);
-    return false;
-  }
-
-  /** Is this request authenticated (Bearer admin token or a live session cookie)? */
-  async authenticated(req: Request): Promise<boolean> {
+  /** Is this request authenticated (Bearer admin token or a live session cookie), or does it carry a wrong token? */
+  async authenticate(req: Request): Promise<AdminAuth> {
     const header = req.header("authorization");
-    if (header && /^Bearer\s/i.test(header)) return this.checkToken(req, presentedToken(header));
+    if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header)) ? "ok" : "wrong-token";
     const sid = cookie(req, SESSION_COOKIE);
-    if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return false;
-    return (await this.redis.exists(this.key(sid))) === 1;
+    if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return "none";
+    return (await this.redis.exists(this.key(sid))) === 1 ? "ok" : "none";
   }
 
   /** Starts a session and sets its cookie. */
@@ -68,10 +63,15 @@ export class AdminSessions {
     res.setHeader("Set-Cookie", `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=0`);
   }
 
-  /** Middleware: JSON 401 (or the login page for HTML requests, via `onHtml`) unless authenticated. */
-  require(onHtml?: (req: Request, res: Response) => void): RequestHandler {
+  /**
+   * Middleware: JSON 401 (or the login page for HTML requests, via `onHtml`) unless authenticated. A wrong
+   * token is first handed to `onWrongToken`, which may answer instead (the failed-authentication limit).
+   */
+  require(onHtml?: (req: Request, res: Response) => void, onWrongToken?: (req: Request, res: Response) => Promise<boolean>): RequestHandler {
     return async (req, res, next) => {
-      if (await this.authenticated(req)) return next();
+      const auth = await this.authenticate(req);
+      if (auth === "ok") return next();
+      if (auth === "wrong-token" && onWrongToken && await onWrongToken(req, res)) return;
       if (onHtml && req.method === "GET" && req.accepts(["json", "html"]) === "html") return onHtml(req, res);
       res.setHeader("WWW-Authenticate", "Bearer realm=\"scim-bridge-admin\"");
       res.status(401).json({ error: "admin token missing or invalid" });

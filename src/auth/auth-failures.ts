@@ -1,56 +1,60 @@
 /**
- * Failed-authentication limiting per client address: after `maxFailures` failed authentications from one
- * address within `windowSeconds`, that address gets 429 (with Retry-After) until the window ends, valid
- * token or not. Failures are counted in Redis (`<prefix>:authfail:<address>`), so every server process sees
- * them; the check on each request is an in-memory blocklist, so it costs nothing on the hot path.
- * If Redis cannot be reached the limiter lets requests through (the SCIM request then gets its 503).
- * The admin API has its own instance (keys `<prefix>:admin:authfail:<address>`) with the same settings.
+ * Throttling of failed authentications. Only failures are throttled: a request with a valid token is
+ * never refused, whoever failed before it from the same address (DESIGN.md §5 "never refuses a valid
+ * token"; behind the TLS proxy the README asks for, every IdP shares the proxy's address). Failures are
+ * counted per scope — one directory, or the admin surface — and client address: after `maxFailures`
+ * failures within `windowSeconds`, further wrong tokens from that address for that scope get 429 with
+ * Retry-After until the window ends, while that address's valid tokens, and other addresses, go on.
+ *
+ * The client address is Express's `req.ip`, so with `server.trustProxy` only the hops the operator
+ * trusts count: a client cannot pick its address with X-Forwarded-For, so it can neither dodge its own
+ * limit nor get another client's address throttled.
+ *
+ * Counts live in Redis (keys from src/store/auth-failure-keys.ts), shared by every server process; the
+ * check of a blocked scope is an in-memory list, so a flood of wrong tokens costs no Redis call once
+ * blocked. Without Redis the limiter lets requests through (the SCIM request then gets its 503).
  */
-import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 
 const COUNT = `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('TTL', KEYS[1])}`;
+return {n, redis.call('PTTL', KEYS[1])}`;
 
-/** Counts failures and blocks addresses over the limit. */
+/** Most blocked scopes remembered in memory (bounded under a spray of addresses). */
+const MAX_BLOCKED = 100_000;
+
+/** Counts failures per key (scope and address) and says how long a key must wait. */
 export class AuthFailureLimiter {
   private readonly blocked = new Map<string, number>();
 
-  constructor(private readonly redis: Redis | undefined, private readonly keyPrefix: string, readonly maxFailures: number, readonly windowSeconds: number) {}
+  constructor(private readonly redis: Redis | undefined, readonly maxFailures: number, readonly windowSeconds: number) {}
 
-  /** Seconds an address must still wait, or 0. */
-  retryAfter(address: string): number {
-    const until = this.blocked.get(address);
+  /** Seconds `key` must still wait before a failure is answered with 401 again, or 0. */
+  retryAfter(key: string): number {
+    const until = this.blocked.get(key);
     if (!until) return 0;
     const left = Math.ceil((until - Date.now()) / 1000);
-    if (left <= 0) { this.blocked.delete(address); return 0; }
+    if (left <= 0) { this.blocked.delete(key); return 0; }
     return left;
   }
 
-  /** Records one failed authentication from `address`. */
-  async fail(address: string): Promise<void> {
-    if (!this.redis) return;
-    try {
-      const [n, ttl] = (await this.redis.eval(COUNT, 1, `${this.keyPrefix}:authfail:${address}`, String(this.windowSeconds))) as [number, number];
-      if (n >= this.maxFailures) this.blocked.set(address, Date.now() + Math.max(1, ttl) * 1000);
-    } catch {
-      // fail open: without Redis there is no shared count
-    }
-    if (this.blocked.size > 100000) this.blocked.clear(); // bounded memory under a spray of addresses
-  }
-
   /**
-   * Middleware placed before authentication: 429 with Retry-After for a blocked address. `reject` writes
-   * the body in the surface's own format (a SCIM error, the admin API's JSON).
+   * Records one failed authentication for `key`: resolves to the seconds to wait when the failure is one
+   * too many (answer 429), or 0 (answer 401). The `maxFailures`-th failure is still a 401.
    */
-  guard(reject: (req: Request, res: Response) => void): RequestHandler {
-    return (req, res, next) => {
-      const wait = this.retryAfter(req.ip ?? "unknown");
-      if (!wait) return next();
-      res.setHeader("Retry-After", String(wait));
-      reject(req, res);
-    };
+  async fail(key: string): Promise<number> {
+    const wait = this.retryAfter(key);
+    if (wait || !this.redis) return wait;
+    try {
+      const [n, pttl] = (await this.redis.eval(COUNT, 1, key, String(this.windowSeconds))) as [number, number];
+      if (n < this.maxFailures) return 0;
+      if (this.blocked.size >= MAX_BLOCKED) this.blocked.clear();
+      const ms = Math.max(1, pttl);
+      this.blocked.set(key, Date.now() + ms);
+      return n > this.maxFailures ? Math.ceil(ms / 1000) : 0;
+    } catch {
+      return 0; // fail open: without Redis there is no shared count
+    }
   }
 }

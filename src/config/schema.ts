@@ -8,6 +8,7 @@
  * message-bearing failures, rate limits, page sizes) are config values here, with defaults, and are
  * called out in the README's configuration reference.
  */
+import { isIP } from "node:net";
 import { z } from "zod";
 import { strictObject } from "./strict-object";
 import { tokenHashCollisions } from "./token-collisions";
@@ -23,6 +24,21 @@ const sha256Hex = z
  * job ids, so they are restricted to characters that are safe in all three (Okta also rejects `_` in base URLs).
  */
 export const DIRECTORY_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** A trustProxy list names addresses, subnets or proxy-addr's named ranges (a number or boolean passes). */
+function isTrustProxyList(v: unknown): boolean {
+  if (typeof v !== "string" && !Array.isArray(v)) return true;
+  const items = (Array.isArray(v) ? v : v.split(",")).map((x) => String(x).trim()).filter(Boolean);
+  return items.length > 0 && items.every((x) => ["loopback", "linklocal", "uniquelocal"].includes(x) || isIpOrSubnet(x));
+}
+
+function isIpOrSubnet(x: string): boolean {
+  const [ip, bits, extra] = x.split("/");
+  if (extra !== undefined || !isIP(ip)) return false;
+  if (bits === undefined) return true;
+  if (/^\d+$/.test(bits)) return Number(bits) <= (isIP(ip) === 4 ? 32 : 128);
+  return isIP(bits) === 4; // a netmask: 10.0.0.0/255.0.0.0
+}
 
 /** Attribute types of the platform contract: "one of `string`, `number`, `string_array`, `number_array`, `boolean`". */
 export const attributeTypeSchema = z.enum(["string", "number", "string_array", "number_array", "boolean"]);
@@ -120,7 +136,20 @@ export const configSchema = strictObject({
         publicBaseUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")).optional(),
         /** Largest accepted request body in bytes (413 above it). */
         bodyLimitBytes: z.number().int().positive().default(1048576),
-        trustProxy: z.union([z.boolean(), z.number().int(), z.string()]).default(false),
+        /**
+         * Which proxies in front of the bridge to believe for the client address (Express `trust proxy`),
+         * used by the failed-authentication limits: `false`/`0` (none: the socket's address), the number of
+         * proxies (1 behind one reverse proxy, 2 behind a load balancer and a proxy), or their addresses and
+         * subnets (`"loopback, 10.0.0.0/8"`). `true` is refused: it believes every X-Forwarded-For entry.
+         */
+        trustProxy: z
+          .union([z.boolean(), z.number().int().min(0).max(32), z.string().min(1), z.array(z.string().min(1)).min(1)])
+          .refine((v) => v !== true, {
+            message: "true would believe every X-Forwarded-For entry, so any client could choose its own address (and dodge or cause failed-authentication blocks); "
+              + "set the number of proxies in front of the bridge (1 behind one reverse proxy, 2 behind a load balancer and a proxy) or their addresses, e.g. \"loopback, 10.0.0.0/8\"",
+          })
+          .refine(isTrustProxyList, { message: "expected IP addresses, subnets (10.0.0.0/8) or the names loopback, linklocal, uniquelocal, separated by commas" })
+          .default(false),
         /** Seconds sent in Retry-After when Redis is unreachable (503). */
         retryAfterSeconds: z.number().int().positive().default(5),
       })
@@ -139,6 +168,15 @@ export const configSchema = strictObject({
         defaultCount: z.number().int().positive().default(100),
         /** Largest accepted filter expression, in characters. */
         maxFilterLength: z.number().int().positive().default(4096),
+        /** Most comparisons (`attr op value`, `attr pr`) one filter may hold (400 invalidFilter beyond). */
+        maxFilterTerms: z.number().int().positive().default(64),
+        /**
+         * Most records one list or search request may read when no index answers its filter (a group read
+         * with its members counts each member); a directory holding more answers such filters 400 tooMany.
+         */
+        maxScanRecords: z.number().int().positive().default(100000),
+        /** Scans of one directory that may run at once in one server process; more wait their turn. */
+        maxConcurrentScans: z.number().int().positive().default(1),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
       })

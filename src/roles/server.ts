@@ -5,9 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
-import pinoHttp from "pino-http";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import { adminRouter } from "../admin/app";
@@ -15,6 +13,7 @@ import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { metricsHandler } from "../ops/metrics-handler";
 import { healthz, readyz } from "../ops/health";
 import type { Metrics } from "../observability/metrics";
+import { requestLog } from "../observability/request-log";
 import { createScimApp } from "../scim/app";
 import { scimErrorHandler } from "../scim/errors";
 import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../store";
@@ -85,15 +84,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.server.trustProxy);
-  app.use(pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const id = (req.headers["x-request-id"] as string | undefined)?.slice(0, 64).replace(/[^\w.-]/g, "") || randomUUID();
-      res.setHeader("X-Request-Id", id);
-      return id;
-    },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
-  }));
+  app.use(requestLog(logger));
   opsRoutes(app, ops, opts.metrics);
   app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger }));
   if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(config, opts.metrics));

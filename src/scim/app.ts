@@ -1,22 +1,24 @@
 /**
  * The SCIM server: `/scim/v2/{directoryId}` per directory. Order matters:
  * auth (before any body is read) → body parser with the configured limit → our /Users and /Groups
- * (store-backed, indexed, paged) → scimmy-routers for /ServiceProviderConfig, /ResourceTypes, /Schemas
- * and /Me → SCIM 404 for anything else → the SCIM error renderer (never an HTML page or a stack trace).
+ * (store-backed, indexed, paged), the root search, the discovery endpoints, /Me and /Bulk → SCIM 404 for
+ * anything else → the SCIM error renderer (never an HTML page or a stack trace). Every route is ours:
+ * no request reaches a scimmy-routers default (SCIMMY itself validates bodies and applies PATCH).
  */
 import express, { type Express } from "express";
-import SCIMMYRouters from "scimmy-routers";
-import SCIMMY from "scimmy";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
-import type { GroupStore, UserStore } from "../store";
+import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
 import { scimJsonBody } from "./json-body";
+import { discoveryRouter } from "./discovery/discovery-router";
+import { ScanGate } from "./query/scan-gate";
 import { groupsRouter } from "./resources/groups";
+import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
 import { setupScimmy } from "./schemas";
 
@@ -31,35 +33,17 @@ export interface ScimAppDeps {
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
-/** scimmy-routers for the discovery endpoints; its resource routes are shadowed by ours. */
-function discoveryRouter(settings: ScimSettings, baseUrl: () => string): express.Router {
-  setupScimmy();
-  const router = new SCIMMYRouters({
-    type: "bearer",
-    docUri: "https://datatracker.ietf.org/doc/html/rfc6750",
-    handler: async () => undefined as unknown as string, // authentication already happened (directoryAuth)
-    context: async () => ({}),
-    baseUri: async () => baseUrl(),
-  });
-  // ServiceProviderConfig true to what is implemented ([RFC7643§5])
-  SCIMMY.Config.set({
-    patch: { supported: true },
-    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
-    filter: { supported: true, maxResults: settings.maxResults },
-    changePassword: { supported: false },
-    sort: { supported: true },
-    etag: { supported: true },
-  });
-  return router as unknown as express.Router;
-}
-
 /** Builds the SCIM express app for every configured directory. */
 export function createScimApp({ config, users, groups, logger, redis }: ScimAppDeps): Express {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
     maxFilterLength: config.scim.maxFilterLength,
+    maxFilterTerms: config.scim.maxFilterTerms,
+    maxScanRecords: config.scim.maxScanRecords,
   };
+  setupScimmy();
+  const scans = new ScanGate(config.scim.maxConcurrentScans);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
   const hashes = new Map(config.directories.map((d) => [d.id, d.tokenHashes.map((h) => Buffer.from(h, "hex"))]));
 
@@ -68,13 +52,12 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   app.set("etag", false);
   app.set("trust proxy", config.server.trustProxy);
 
-  const limiter = new AuthFailureLimiter(redis ?? users.connection, config.redis.keyPrefix, config.auth.maxFailures, config.auth.windowSeconds);
+  const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(limiter.guard((_req, res) => sendScimError(res, 429, undefined, "Too many failed authentications from this address; retry later")));
-  dir.use(directoryAuth(hashes, (ip) => void limiter.fail(ip ?? "unknown")));
+  dir.use(directoryAuth(hashes, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings };
+    const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });
@@ -89,7 +72,8 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   });
   dir.use("/Users", usersRouter());
   dir.use("/Groups", groupsRouter());
-  dir.use(discoveryRouter(settings, () => publicBase));
+  dir.use(rootSearchRouter());
+  dir.use(discoveryRouter());
 
   app.use("/scim/v2/:directoryId", dir);
   app.use((_req, res) => sendScimError(res, 404, undefined, "Endpoint not found"));

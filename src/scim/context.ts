@@ -4,12 +4,17 @@
  */
 import type { Response } from "express";
 import type { GroupStore, UserStore } from "../store";
+import type { ScanGate } from "./query/scan-gate";
 
 /** SCIM settings from config (`scim.*`). */
 export interface ScimSettings {
   maxResults: number;
   defaultCount: number;
   maxFilterLength: number;
+  /** Comparisons one filter may hold. */
+  maxFilterTerms: number;
+  /** Records one request's scan may read (400 tooMany beyond). */
+  maxScanRecords: number;
 }
 
 export interface ScimContext {
@@ -19,6 +24,8 @@ export interface ScimContext {
   users: UserStore;
   groups: GroupStore;
   settings: ScimSettings;
+  /** Bounds concurrent scans per directory (shared by every request of this app). */
+  scans: ScanGate;
 }
 
 /** The context of the current request (set by the directory router after authentication). */

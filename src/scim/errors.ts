@@ -7,6 +7,7 @@
  */
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { isEngineMessage } from "./engine-message";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -17,6 +18,8 @@ export type ScimType =
 
 /** An error whose status, scimType and detail go to the client as they are. */
 export class ScimError extends Error {
+  /** What a library said that the detail does not repeat (logged, never sent). */
+  internal?: string;
   constructor(readonly status: number, readonly scimType: ScimType | undefined, detail: string, readonly headers: Record<string, string> = {}) {
     super(detail);
     this.name = this.constructor.name;
@@ -59,6 +62,7 @@ interface HttpishError { status?: number; statusCode?: number; type?: string; sc
 export function scimErrorHandler(logger: Logger, retryAfterSeconds: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (err instanceof ScimError) {
+      if (err.internal) logger.warn({ path: req.path, method: req.method, detail: err.message, library: err.internal }, "library error text replaced in a SCIM error");
       for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
       return sendScimError(res, err.status, err.scimType, err.message);
     }
@@ -73,12 +77,11 @@ export function scimErrorHandler(logger: Logger, retryAfterSeconds: number): Err
     if (e.type === "encoding.unsupported" || e.type === "charset.unsupported") return sendScimError(res, 415, undefined, "Unsupported content encoding or charset");
     if (e.type === "request.aborted") return sendScimError(res, 400, "invalidSyntax", "Request aborted");
     const status = e.status ?? e.statusCode;
-    // SCIMMY.Types.Error carries status + scimType; SCIMMY's TypeErrors are schema violations (invalidValue)
+    // a library's 4xx keeps its status and scimType; its text only when no JavaScript engine wrote it
     if (typeof status === "number" && status >= 400 && status < 500) {
-      return sendScimError(res, status, e.scimType ?? undefined, e.message || "Bad request");
-    }
-    if (e instanceof TypeError && !status) {
-      return sendScimError(res, 400, "invalidValue", e.message);
+      if (!isEngineMessage(e.message ?? "")) return sendScimError(res, status, e.scimType ?? undefined, e.message || "Bad request");
+      logger.warn({ path: req.path, method: req.method, library: e.message }, "library error text replaced in a SCIM error");
+      return sendScimError(res, status, e.scimType ?? undefined, "The request does not fit the resource's schema");
     }
     logger.error({ err, path: req.path, method: req.method }, "unhandled error in SCIM request");
     return sendScimError(res, 500, undefined, "Internal server error");

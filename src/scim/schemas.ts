@@ -36,24 +36,31 @@ function isDefinition(a: ScimmyAttribute | ScimmyDefinition): a is ScimmyDefinit
   return typeof (a as ScimmyDefinition).id === "string" && Array.isArray((a as ScimmyDefinition).attributes);
 }
 
+/** The canonical values SCIMMY's definitions declare, by lower-cased path (`emails.type`, `members.type`). */
+const canonical: Record<ResourceKind, Map<string, string[]>> = { User: new Map(), Group: new Map() };
+
 /**
  * Canonical values are suggestions: [RFC7643§2.3.1] "service providers MAY ... accept other values".
  * IdPs send their own `type`s (Entra's "WindowsAzureActiveDirectoryRole" roles, "Work" emails), and
  * [E15] values must be stored as sent, so no attribute of ours restricts itself to canonical values.
+ * They are still published: /Schemas lists them (`canonicalValues`), read from `canonicalValuesOf`.
  */
-function relaxCanonicalValues(attr: ScimmyAttribute): void {
-  if (Array.isArray(attr.config.canonicalValues)) attr.config.canonicalValues = false;
-  for (const sub of attr.subAttributes ?? []) relaxCanonicalValues(sub);
+function relaxCanonicalValues(kind: ResourceKind, attr: ScimmyAttribute, path: string): void {
+  if (Array.isArray(attr.config.canonicalValues)) {
+    canonical[kind].set(path, [...(attr.config.canonicalValues as string[])]);
+    attr.config.canonicalValues = false;
+  }
+  for (const sub of attr.subAttributes ?? []) relaxCanonicalValues(kind, sub, `${path}.${sub.name.toLowerCase()}`);
 }
 
-function collect(def: ScimmyDefinition, table: Map<string, AttrInfo>, booleanParents: Set<string>, prefix = ""): void {
+function collect(kind: ResourceKind, def: ScimmyDefinition, table: Map<string, AttrInfo>, booleanParents: Set<string>, prefix = ""): void {
   for (const a of def.attributes) {
     if (isDefinition(a)) {
-      collect(a, table, booleanParents, `${a.id.toLowerCase()}:`);
+      collect(kind, a, table, booleanParents, `${a.id.toLowerCase()}:`);
       continue;
     }
-    relaxCanonicalValues(a);
     const base = `${prefix}${a.name.toLowerCase()}`;
+    relaxCanonicalValues(kind, a, base);
     table.set(base, { type: a.type, caseExact: !!a.config.caseExact, multiValued: !!a.config.multiValued });
     for (const s of a.subAttributes ?? []) {
       table.set(`${base}.${s.name.toLowerCase()}`, { type: s.type, caseExact: !!s.config.caseExact, multiValued: !!s.config.multiValued });
@@ -69,9 +76,12 @@ export function setupScimmy(): void {
   if (!SCIMMY.Resources.declared("User")) SCIMMY.Resources.declare(SCIMMY.Resources.User);
   if (!SCIMMY.Resources.declared("Group")) SCIMMY.Resources.declare(SCIMMY.Resources.Group);
   SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false);
-  collect(SCIMMY.Schemas.User.definition as unknown as ScimmyDefinition, tables.User, withBooleanSubs.User);
-  collect(SCIMMY.Schemas.Group.definition as unknown as ScimmyDefinition, tables.Group, withBooleanSubs.Group);
+  collect("User", SCIMMY.Schemas.User.definition as unknown as ScimmyDefinition, tables.User, withBooleanSubs.User);
+  collect("Group", SCIMMY.Schemas.Group.definition as unknown as ScimmyDefinition, tables.Group, withBooleanSubs.Group);
   for (const t of Object.values(tables)) {
+    // common attributes ([RFC7643§3.1]) every resource has, which filters may name
+    t.set("schemas", { type: "reference", caseExact: true, multiValued: true });
+    t.set("meta", { type: "complex", caseExact: false, multiValued: false });
     t.set("id", { type: "string", caseExact: true, multiValued: false });
     t.set("externalid", { type: "string", caseExact: true, multiValued: false });
     t.set("meta.created", { type: "dateTime", caseExact: false, multiValued: false });
@@ -80,6 +90,12 @@ export function setupScimmy(): void {
     t.set("meta.resourcetype", { type: "string", caseExact: true, multiValued: false });
     t.set("meta.location", { type: "reference", caseExact: true, multiValued: false });
   }
+}
+
+/** The canonical values SCIMMY declares for `path` (lower-cased: `emails.type`), for /Schemas; undefined when none. */
+export function canonicalValuesOf(kind: ResourceKind, path: string): string[] | undefined {
+  setupScimmy();
+  return canonical[kind].get(path);
 }
 
 /** Attribute characteristics by lower-cased path (`name.givenname`, `<urn>:department`), or undefined. */

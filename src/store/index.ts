@@ -5,3 +5,4 @@ export * from "./user-store";
 export * from "./group-store";
 export * from "./connection";
 export * from "./sync-state";
+export * from "./auth-failure-keys";

@@ -106,4 +106,15 @@ export class UserStore {
   ids(directoryId: string, start = 0, stop = -1): Promise<string[]> {
     return this.redis.zrange(this.keys(directoryId).users, String(start), String(stop));
   }
+
+  /**
+   * Up to `limit` user ids created after creation sequence `after` (0: from the first), in creation order,
+   * and the sequence of the last one: a cursor that stays right while users are added or deleted meanwhile.
+   */
+  async idsAfter(directoryId: string, after: number, limit: number): Promise<{ ids: string[]; last: number }> {
+    const rows = await this.redis.zrangebyscore(this.keys(directoryId).users, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, limit);
+    const ids: string[] = [];
+    for (let i = 0; i < rows.length; i += 2) ids.push(rows[i]);
+    return { ids, last: rows.length ? Number(rows[rows.length - 1]) : after };
+  }
 }

@@ -24,7 +24,12 @@ import { replayFixture, type Fixture } from "../helpers/fixture-replay";
 import { startScim, TOKENS } from "../helpers/scim-app";
 
 const ROOT = join(__dirname, "..", "fixtures");
-const IDPS = [{ name: "Okta", dir: "okta" }, { name: "Microsoft Entra ID", dir: "entra" }];
+const IDPS = [
+  { name: "Okta", dir: "okta" },
+  { name: "Microsoft Entra ID", dir: "entra" },
+  // request shapes of other clients, which servers such as scimmy and Microsoft's reference code accept (issue 10)
+  { name: "Generic SCIM clients", dir: "generic" },
+];
 
 function load(dir: string): Array<{ file: string; fx: Fixture }> {
   return readdirSync(join(ROOT, dir))

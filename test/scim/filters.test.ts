@@ -1,6 +1,7 @@
 import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
+import { expectUnchanged } from "../helpers/redis-snapshot";
 
 let s: TestScim;
 const ids: Record<string, string> = {};
@@ -81,7 +82,7 @@ describe("GET /Users?filter=…", () => {
     });
 
   it("should use an index, not a scan, for eq on userName, externalId, id, displayName and emails.value", async () => {
-    const scan = jest.spyOn(s.users, "ids");
+    const scan = jest.spyOn(s.users, "idsAfter");
     for (const f of ['userName eq "alice@example.com"', 'externalId eq "ext-a"', `id eq "${ids.bob}"`, 'displayName eq "Alice A"',
       'emails.value eq "alice@home.org"', 'emails[type eq "work"].value eq "bob@example.com"', 'userName eq "a" or externalId eq "ext-a"',
       'userName eq "bob@example.com" and title co "x"']) {
@@ -91,5 +92,55 @@ describe("GET /Users?filter=…", () => {
     await names('title co "e"');
     expect(scan).toHaveBeenCalled();
     scan.mockRestore();
+  });
+
+  describe("lenient literals (issue 10 item 3)", () => {
+    it.each([
+      ["userName sw B", ["bob"]],
+      ["name.familyName eq Family and (emails.value co example.com or emails.value co home.org)", ["alice", "bob"]],
+      ["emails[type eq work].value eq bob@example.com", ["bob"]],
+      ["userName eq ALICE@example.com", ["alice"]],
+      ["active eq false", ["bob"]],
+      ["active eq False", ["bob"]],
+      ["title eq null", ["carol"]],
+      [`${ENT}:employeeNumber eq 100`, ["alice"]],
+      [`${ENT}:employeeNumber eq 100.0`, []],
+    ])("%s", async (filter, expected) => {
+      expect(await names(filter as string)).toEqual(expected);
+    });
+
+    it("should answer an unquoted externalId from the index, compared as written", async () => {
+      const r = await request(s.app).post("/scim/v2/acme/Users").set(s.auth()).send(userBody("numeric.ext@example.com", { externalId: "00123" }));
+      expect(r.status).toBe(201);
+      const scan = jest.spyOn(s.users, "idsAfter");
+      expect(await names("externalId eq 00123")).toEqual(["numeric.ext"]);
+      expect(await names("externalId eq 123")).toEqual([]);
+      expect(scan).not.toHaveBeenCalled();
+      scan.mockRestore();
+      await request(s.app).delete(`/scim/v2/acme/Users/${r.body.id}`).set(s.auth()).expect(204);
+    });
+
+    it("should compare meta.created as instants, with fractional seconds and offsets", async () => {
+      const alice = (await request(s.app).get(`/scim/v2/acme/Users/${ids.alice}`).set(s.auth())).body;
+      const created = Date.parse(alice.meta.created);
+      /** the instant `created` + `extra` (fraction digits beyond the millisecond), written at UTC-07:00 */
+      const at = (extra: string) => `${new Date(created - 7 * 3600_000).toISOString().slice(0, 23)}${extra}-07:00`;
+      expect(await names(`meta.created eq ${at("0000")} and userName sw alice`)).toEqual(["alice"]);
+      expect(await names(`meta.created ge ${at("0000")} and userName sw alice`)).toEqual(["alice"]);
+      expect(await names(`meta.created lt ${at("0001")} and userName sw alice`)).toEqual(["alice"]);
+      expect(await names(`meta.created gt ${at("0001")} and userName sw alice`)).toEqual([]);
+      expect(await names(`meta.created gt "${at("0000")}" and userName sw alice`)).toEqual([]);
+      expect(await names("meta.created gt 2015-10-10T14:38:21.8617979-07:00")).toEqual(["alice", "bob", "carol"]);
+      expect(await names("meta.created lt 2015-10-10")).toEqual([]);
+    });
+
+    it.each(["userName eq", "userName eq )", "(userName eq)", "userName eq and title pr", 'userName eq a"b', "meta.created gt yesterday",
+      'meta.lastModified lt "2015-13-01T00:00:00Z"', "frobnicate eq x", "name.frobnicate pr", 'emails[frobnicate eq "x"]', "constructor pr"])(
+      "should answer 400 invalidFilter for %j, and change nothing", async (filter) => {
+        await expectUnchanged(s.redis, s.prefix, async () => {
+          expectScimError(await request(s.app).get("/scim/v2/acme/Users").query({ filter }).set(s.auth()), 400, "invalidFilter");
+          expectScimError(await request(s.app).post("/scim/v2/acme/Users/.search").set(s.auth()).send({ filter }), 400, "invalidFilter");
+        });
+      });
   });
 });

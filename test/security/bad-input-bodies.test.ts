@@ -250,6 +250,27 @@ describe("invalid UTF-8", () => {
     await refused("POST", U, inString('{"userName":"key","', bytes, '":1}'), 400, "invalidSyntax"); // in a key
   });
 
+  // issue 9 item 7: the escaped form of what 0xED 0xA0 0x80 encodes is refused the same way
+  it.each(["\\ud800", "\\udfff", "a\\ud83d", "\\ude00b", "\\uDBFF\\u0041"])("should refuse the JSON escape %s (a lone surrogate) with 400 invalidValue on every body endpoint, and store nothing", async (esc) => {
+    const raw = (prefix: string, suffix: string) => `${prefix}${esc}${suffix}`;
+    await refused("POST", U, raw('{"userName":"', '@example.com"}'), 400, "invalidValue");
+    await refused("POST", U, raw('{"userName":"lone@example.com","name":{"givenName":"', '"}}'), 400, "invalidValue");
+    await refused("PUT", `${U}/${userId}`, raw('{"userName":"alice@example.com","displayName":"', '"}'), 400, "invalidValue");
+    await refused("PATCH", `${U}/${userId}`, raw('{"Operations":[{"op":"replace","path":"displayName","value":"', '"}]}'), 400, "invalidValue");
+    await refused("PATCH", `${U}/${userId}`, raw('{"Operations":[{"op":"replace","value":{"title":"', '"}}]}'), 400, "invalidValue");
+    await refused("POST", G, raw('{"displayName":"', '"}'), 400, "invalidValue");
+    await refused("PATCH", `${G}/${groupId}`, raw('{"Operations":[{"op":"add","path":"members","value":[{"value":"', '"}]}]}'), 400, "invalidValue");
+    await refused("POST", U, raw('{"userName":"key@example.com","', '":1}'), 400, "invalidValue"); // in a key
+    await refused("POST", `${U}/.search`, raw('{"filter":"userName eq \\"', '\\""}'), 400, "invalidValue");
+  });
+
+  it("should accept escaped surrogate pairs and store them as the characters they encode", async () => {
+    const res = await send("POST", U, '{"userName":"pair@example.com","displayName":"\\ud83d\\ude00 \\u00e9"}');
+    expect(res.status).toBe(201);
+    expect((await s.users.get("acme", (res.body as { id: string }).id))!.body.displayName).toBe("\u{1F600} \u00e9");
+    await request(s.app).delete(`${U}/${(res.body as { id: string }).id}`).set(s.auth()).expect(204);
+  });
+
   it("should store valid multi-byte UTF-8 exactly as sent", async () => {
     const name = "Zoë Ångström 山田 🙂 \u{10FFFF}";
     const res = await send("POST", U, Buffer.from(JSON.stringify(userBody("utf8@example.com", { displayName: name })), "utf8"));

@@ -109,11 +109,15 @@ describe("acme's ids inside globex", () => {
       expectScimError(await g(request(s.app).delete(`/scim/v2/globex/${kind}/${id}`)), 404);
       expectScimError(await g(request(s.app).patch(`/scim/v2/globex/${kind}/${id}`)).send({ Operations: [{ op: "replace", path: "displayName", value: "x" }] }), 404);
       expectScimError(await g(request(s.app).put(`/scim/v2/globex/${kind}/${id}`)).send(kind === "Users" ? userBody("ann@acme.example") : { displayName: "Acme staff" }), 404);
-      for (const filter of [`id eq "${id}"`, `externalId eq "acme-ext-1"`, `userName eq "ann@acme.example"`, `displayName eq "Acme staff"`, `members.value eq "${acme.user}"`, "id pr"]) {
-        const res = await g(request(s.app).post(`/scim/v2/globex/${kind}/.search`)).send({ filter });
-        expect(res.status).toBe(200);
-        expect(res.body.Resources.map((r: { id: string }) => r.id)).not.toContain(id);
-        expect(res.text).not.toMatch(/acme/i);
+      const own = kind === "Users" ? `userName eq "ann@acme.example"` : `members.value eq "${acme.user}"`;
+      for (const filter of [`id eq "${id}"`, `externalId eq "acme-ext-1"`, own, `displayName eq "Acme staff"`, "id pr"]) {
+        // on the resource endpoint, and at the root (Users and Groups together)
+        for (const path of [`/scim/v2/globex/${kind}/.search`, "/scim/v2/globex/.search"]) {
+          const res = await g(request(s.app).post(path)).send({ filter });
+          expect(res.status).toBe(200);
+          expect(res.body.Resources.map((r: { id: string }) => r.id)).not.toContain(id);
+          expect(res.text).not.toMatch(/acme/i);
+        }
       }
     }
     expect(await snapshotRedis(s.redis, `${s.prefix}:{acme}`)).toEqual(before);

@@ -6,11 +6,15 @@
  * - E19: empty `Operations` → an empty list (a no-op, not an error);
  * - E5/O9: a no-path `value` object whose keys are attribute paths (`name.givenName`, URN-prefixed
  *   `urn:…:User:employeeNumber`) or extension objects → one path operation per attribute;
- * - E3: string booleans → booleans (see coerce-values.ts).
+ * - E3: string booleans → booleans (see coerce-values.ts);
+ * - a path-ed `add` / `replace` whose value is null becomes a `remove`: [RFC7643§2.5] "Assigning an
+ *   attribute with the value "null" … has the effect of making the attribute "unassigned"";
+ * - an `add` / `replace` on a whole extension URN becomes one operation per attribute (extension-patch.ts).
  */
 import { ScimError } from "../errors";
-import { PATCH_SCHEMA, type ResourceKind } from "../schemas";
+import { attrInfo, PATCH_SCHEMA, type ResourceKind } from "../schemas";
 import { coerceAt, coerceObject } from "./coerce-values";
+import { expandExtensionOp } from "./extension-patch";
 
 type Json = Record<string, unknown>;
 
@@ -63,7 +67,9 @@ export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperatio
     if (typeof path === "string" && path.trim()) {
       const p = path.trim();
       if (opName !== "remove" && value === undefined) throw new ScimError(400, "invalidValue", `Operation ${i + 1} ('${opName}') needs a value`);
-      out.push({ op: opName, path: p, ...(value !== undefined ? { value: coerceAt(kind, plainPath(p), value) } : {}) });
+      if (opName !== "remove" && value === null) { out.push({ op: "remove", path: p }); return; }
+      if (opName !== "remove") assertSomeKnownSubAttribute(kind, plainPath(p), value, i);
+      out.push(...expandExtensionOp(kind, { op: opName, path: p, ...(value !== undefined ? { value: coerceAt(kind, plainPath(p), value) } : {}) }, i));
       return;
     }
     // [RFC7644§3.5.2.2] "If "path" is unspecified, the operation fails with … "noTarget"" (remove)
@@ -75,13 +81,32 @@ export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperatio
       const lower = key.toLowerCase();
       if (IGNORED_NO_PATH_KEYS.has(lower)) continue;
       if (lower.startsWith("urn:") && v && typeof v === "object" && !Array.isArray(v) && !/:[^:]*\./.test(key) && isSchemaUrn(key)) {
-        for (const [sub, sv] of Object.entries(v as Json)) out.push({ op: opName, path: `${key}:${sub}`, value: sv });
+        for (const [sub, sv] of Object.entries(v as Json)) {
+          if (sub.toLowerCase() === "schemas") continue; // names the extension itself
+          out.push(sv === null ? { op: "remove", path: `${key}:${sub}` } : { op: opName, path: `${key}:${sub}`, value: sv });
+        }
         continue;
       }
-      out.push({ op: opName, path: key, value: v });
+      out.push(v === null ? { op: "remove", path: key } : { op: opName, path: key, value: v });
     }
   });
   return out;
+}
+
+/**
+ * A value for a complex attribute must name at least one of its sub-attributes: SCIMMY drops unknown ones,
+ * so `{"op":"replace","path":"…:manager","value":{"givenName":"x"}}` would have removed the manager.
+ */
+function assertSomeKnownSubAttribute(kind: ResourceKind, path: string, value: unknown, i: number): void {
+  const info = attrInfo(kind, path);
+  if (info?.type !== "complex" || !value || typeof value !== "object") return;
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (!item || typeof item !== "object" || Array.isArray(item)) continue; // SCIMMY reports the type
+    const keys = Object.keys(item as Json);
+    if (keys.length && !keys.some((k) => attrInfo(kind, `${path}.${k.toLowerCase()}`))) {
+      throw new ScimError(400, "invalidPath", `Operation ${i + 1}: '${keys[0]}' is not a sub-attribute of '${path}'`);
+    }
+  }
 }
 
 /** True when `urn` names a schema (…:2.0:User) rather than an attribute of one (…:2.0:User:department). */

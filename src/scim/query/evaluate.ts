@@ -10,20 +10,32 @@
  */
 import { ScimError } from "../errors";
 import { attrInfo, type AttrInfo, type ResourceKind } from "../schemas";
+import { compareInstants, parseInstant } from "./date-time";
 import type { AttrPath, CompareOp, CompValue, FilterNode } from "./filter";
 
 type Json = Record<string, unknown>;
 
+/** Lower-cased key → key, per object, built once the first time a key is not found as written. */
+const lowerKeys = new WeakMap<object, Map<string, string>>();
+
 /**
  * Finds an own key case-insensitively. Own keys only: `"constructor" in {}` is true, so a filter such as
  * `constructor pr` used to match every resource, where an attribute the resource lacks must not match.
+ * A scan evaluates dozens of comparisons on each record: the lower-cased keys of an object are computed
+ * once, not once per comparison.
  */
 export function getCI(obj: unknown, key: string): unknown {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return undefined;
   const o = obj as Json;
   if (Object.hasOwn(o, key)) return o[key];
-  for (const k of Object.keys(o)) if (k.toLowerCase() === key) return o[k];
-  return undefined;
+  let keys = lowerKeys.get(o);
+  if (!keys) {
+    keys = new Map();
+    for (const k of Object.keys(o)) { const l = k.toLowerCase(); if (!keys.has(l)) keys.set(l, k); }
+    lowerKeys.set(o, keys);
+  }
+  const k = keys.get(key);
+  return k === undefined ? undefined : o[k];
 }
 
 function pathKey(p: AttrPath): string {
@@ -53,23 +65,43 @@ export function valuesAt(resource: Json, path: AttrPath): unknown[] {
   return out;
 }
 
-function info(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
+function lookupInfo(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
   if (parent) return attrInfo(kind, `${pathKey(parent)}.${path.attr}`);
   return attrInfo(kind, pathKey(path)) ?? (path.sub ? undefined : attrInfo(kind, `${pathKey(path)}.value`));
 }
 
-function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrInfo | undefined): boolean {
+/** The attribute characteristics of a filter node's path, looked up once per node and resource type. */
+const infoCache = new WeakMap<AttrPath, Partial<Record<ResourceKind, AttrInfo | null>>>();
+
+function info(kind: ResourceKind, path: AttrPath, parent?: AttrPath): AttrInfo | undefined {
+  let byKind = infoCache.get(path);
+  if (!byKind) { byKind = {}; infoCache.set(path, byKind); }
+  let found = byKind[kind];
+  if (found === undefined) found = byKind[kind] = lookupInfo(kind, path, parent) ?? null;
+  return found ?? undefined;
+}
+
+/** Types whose values are text: an unquoted number is compared with them as it was written. */
+const TEXT_TYPES = new Set(["string", "reference", "binary"]);
+const ORDERING = new Set(["gt", "ge", "lt", "le"]);
+
+/** A comparison's expected text, lower-cased unless caseExact: computed once per filter node, not per record. */
+const expectedText = new WeakMap<object, string>();
+
+function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrInfo | undefined, text?: string, node?: object): boolean {
   const type = ai?.type ?? (typeof actual === "boolean" ? "boolean" : typeof actual === "number" ? "decimal" : "string");
-  if ((type === "boolean" || type === "binary") && ["gt", "ge", "lt", "le"].includes(op)) {
+  if ((type === "boolean" || type === "binary") && ORDERING.has(op)) {
     throw new ScimError(400, "invalidFilter", `Operator '${op}' cannot be used on a ${type} attribute`);
   }
   if (expected === null) return op === "ne" ? actual !== null && actual !== undefined : op === "eq" ? actual === null || actual === undefined : false;
   if (type === "dateTime" && typeof actual === "string" && typeof expected === "string") {
-    const a = Date.parse(actual);
-    const b = Date.parse(expected);
-    if (Number.isNaN(a) || Number.isNaN(b)) return false;
-    return ordered(op, a, b, actual, expected);
+    if (op === "co" || op === "sw" || op === "ew") return ordered(op, actual, expected, actual, expected);
+    const a = parseInstant(actual);
+    const b = parseInstant(expected);
+    if (!a || !b) return false;
+    return ordered(op, compareInstants(a, b), 0, "", "");
   }
+  if (type === "boolean" && typeof expected === "string") expected = expected.toLowerCase() === "true" ? true : expected.toLowerCase() === "false" ? false : expected;
   if (typeof actual === "boolean" || typeof expected === "boolean") {
     const a = typeof actual === "string" ? actual.toLowerCase() === "true" : actual;
     if (op === "eq") return a === expected;
@@ -79,8 +111,13 @@ function compare(op: CompareOp, actual: unknown, expected: CompValue, ai: AttrIn
   if (typeof actual === "number" && typeof expected === "number") return ordered(op, actual, expected, String(actual), String(expected));
   if (typeof actual !== "string" && typeof actual !== "number") return false;
   let a = String(actual);
-  let b = String(expected);
-  if (!ai?.caseExact) { a = a.toLowerCase(); b = b.toLowerCase(); }
+  let b = node ? expectedText.get(node) : undefined;
+  if (b === undefined) {
+    b = typeof expected === "number" && text !== undefined && TEXT_TYPES.has(type) ? text : String(expected);
+    if (!ai?.caseExact) b = b.toLowerCase();
+    if (node) expectedText.set(node, b);
+  }
+  if (!ai?.caseExact) a = a.toLowerCase();
   return ordered(op, a, b, a, b);
 }
 
@@ -120,23 +157,50 @@ export function matches(kind: ResourceKind, resource: Json, node: FilterNode, pa
       const ai = info(kind, node.path, parent);
       const vals = valuesAt(resource, node.path);
       if (vals.length === 0) return node.op === "ne" ? node.value !== null : node.op === "eq" && node.value === null;
-      if (node.op === "ne") return vals.every((v) => compare("ne", v, node.value, ai));
-      return vals.some((v) => compare(node.op as CompareOp, v, node.value, ai));
+      if (node.op === "ne") return vals.every((v) => compare("ne", v, node.value, ai, node.text, node));
+      return vals.some((v) => compare(node.op as CompareOp, v, node.value, ai, node.text, node));
     }
   }
 }
 
-/** Throws invalidFilter for ordering operators on boolean/binary attributes even when no record is scanned. */
-export function validateFilter(kind: ResourceKind, node: FilterNode, parent?: AttrPath): void {
+/** True when `path` (inside the value path `parent`, if given) names an attribute of `kind`. */
+export function isKnownAttribute(kind: ResourceKind, path: AttrPath, parent?: AttrPath): boolean {
+  return info(kind, path, parent) !== undefined;
+}
+
+/**
+ * Checks a filter before any record is read (so the answer does not depend on the data): 400 invalidFilter
+ * - for an attribute the resource type does not define. draft-zollner-scim-interop-profile (Filtering): "When a
+ *   filter expression is applied to a resource-type endpoint … and references an attribute not defined in
+ *   any of that resource type's schemas, Service Providers MUST return an HTTP 400 error with a scimType
+ *   of invalidFilter". `known` widens this for the server root, where an attribute of either type counts;
+ * - for ordering operators on boolean and binary attributes ([RFC7644§3.4.2.2]);
+ * - for a dateTime compared with a value that is not an xsd:dateTime.
+ */
+export function validateFilter(kind: ResourceKind, node: FilterNode, parent?: AttrPath, known: (path: AttrPath, parent?: AttrPath) => boolean = (p, q) => isKnownAttribute(kind, p, q)): void {
+  const unknown = (path: AttrPath) => {
+    const name = `${path.uri ? `${path.uri}:` : ""}${parent ? `${parent.attr}[…].` : ""}${path.attr}${path.sub ? `.${path.sub}` : ""}`;
+    throw new ScimError(400, "invalidFilter", `Filter names an attribute this resource type does not have: '${name}'`);
+  };
   switch (node.op) {
-    case "and": case "or": validateFilter(kind, node.left, parent); validateFilter(kind, node.right, parent); return;
-    case "not": validateFilter(kind, node.expr, parent); return;
-    case "pr": return;
-    case "vpath": validateFilter(kind, node.filter, node.path); if (node.then) validateFilter(kind, node.then, node.path); return;
+    case "and": case "or": validateFilter(kind, node.left, parent, known); validateFilter(kind, node.right, parent, known); return;
+    case "not": validateFilter(kind, node.expr, parent, known); return;
+    case "pr": if (!known(node.path, parent)) unknown(node.path); return;
+    case "vpath":
+      if (!known(node.path)) unknown(node.path);
+      validateFilter(kind, node.filter, node.path, known);
+      if (node.then) validateFilter(kind, node.then, node.path, known);
+      return;
     default: {
+      if (!known(node.path, parent)) unknown(node.path);
       const ai = info(kind, node.path, parent);
       if (ai && (ai.type === "boolean" || ai.type === "binary") && ["gt", "ge", "lt", "le"].includes(node.op)) {
         throw new ScimError(400, "invalidFilter", `Operator '${node.op}' cannot be used on a ${ai.type} attribute`);
+      }
+      if (ai?.type === "dateTime" && !["co", "sw", "ew"].includes(node.op) && node.value !== null) {
+        if (typeof node.value !== "string" || !parseInstant(node.value)) {
+          throw new ScimError(400, "invalidFilter", `'${String(node.text ?? node.value)}' is not an xsd:dateTime (e.g. 2015-10-10T14:38:21.8617979-07:00)`);
+        }
       }
     }
   }

@@ -13,9 +13,17 @@
  *
  * Written by hand because SCIMMY's Filter rejects nested parentheses and escaped quotes, mangles
  * attribute-name case and accepts `userName eq` with no value (STACK.md §4.2).
+ *
+ * Lenient where the reading is unambiguous: a value written without quotes, as SCIMMY and other servers
+ * accept (`userName sw O`, `emails.value co example.com`, `meta.created gt 2015-10-10T14:38:21.8617979-07:00`),
+ * is the string as written; `true`, `false`, `null` and JSON numbers keep their JSON meaning (a number also
+ * keeps its text, so `externalId eq 00123` and `externalId eq 1.50` compare as written on string attributes).
+ * A missing value (`userName eq`, `userName eq )`) or a keyword in its place (`userName eq and …`) stays
+ * 400 invalidFilter.
  */
 import { ScimError } from "../errors";
 import { NON_WHITESPACE_CONTROL_CHARACTER } from "../control-characters";
+import { hasLoneSurrogate } from "../lone-surrogates";
 
 export type CompareOp = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "ge" | "lt" | "le";
 export type CompValue = string | number | boolean | null;
@@ -31,7 +39,8 @@ export type FilterNode =
   | { op: "and" | "or"; left: FilterNode; right: FilterNode }
   | { op: "not"; expr: FilterNode }
   | { op: "pr"; path: AttrPath }
-  | { op: CompareOp; path: AttrPath; value: CompValue }
+  /** `text`: how an unquoted number was written (compared as written against string attributes). */
+  | { op: CompareOp; path: AttrPath; value: CompValue; text?: string }
   /** `attr[filter]`, optionally followed by `.sub op value` evaluated on the same element. */
   | { op: "vpath"; path: AttrPath; filter: FilterNode; then?: FilterNode };
 
@@ -39,6 +48,11 @@ const COMPARE_OPS = new Set(["eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le
 const CORE_URIS = ["urn:ietf:params:scim:schemas:core:2.0:user", "urn:ietf:params:scim:schemas:core:2.0:group"];
 /** Nesting deeper than this is refused (a guard against stack exhaustion, not a limit IdPs reach). */
 export const MAX_FILTER_DEPTH = 32;
+/** A JSON number ([RFC8259§6](https://datatracker.ietf.org/doc/html/rfc8259#section-6)); `00123` or `1.` is not one. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** Characters that end an unquoted value: white space, grouping, value-path brackets, a quote. */
+const LITERAL = /^[^\s()[\]"]+/;
+const KEYWORDS = new Set(["and", "or", "not"]);
 
 function fail(detail: string): never {
   throw new ScimError(400, "invalidFilter", detail);
@@ -64,7 +78,8 @@ export function parseAttrPath(raw: string): AttrPath {
 class Parser {
   private pos = 0;
   private depth = 0;
-  constructor(private readonly src: string) {}
+  private terms = 0;
+  constructor(private readonly src: string, private readonly maxTerms: number) {}
 
   parse(): FilterNode {
     const node = this.parseOr();
@@ -168,23 +183,31 @@ class Parser {
   }
 
   private parseOperator(path: AttrPath): FilterNode {
+    // each comparison costs work on every record a scan reads: bound how many one filter may hold
+    if (++this.terms > this.maxTerms) fail(`Filter has more than ${this.maxTerms} comparisons`);
     const opWord = this.word().toLowerCase();
     if (!opWord) fail(`Expected an operator after '${[path.attr, path.sub].filter(Boolean).join(".")}'`);
     if (opWord === "pr") return { op: "pr", path };
     if (!COMPARE_OPS.has(opWord)) fail(`Unknown operator '${opWord}' in filter`);
-    return { op: opWord as CompareOp, path, value: this.parseValue(opWord) };
+    return { op: opWord as CompareOp, path, ...this.parseValue(opWord) };
   }
 
-  private parseValue(opWord: string): CompValue {
+  private parseValue(opWord: string): { value: CompValue; text?: string } {
     this.skipSpace();
     if (this.pos >= this.src.length || this.src[this.pos] === ")" || this.src[this.pos] === "]") fail(`Operator '${opWord}' needs a value`);
-    if (this.src[this.pos] === "\"") return this.parseString();
-    const w = this.word();
-    if (w === "true") return true;
-    if (w === "false") return false;
-    if (w === "null") return null;
-    if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(w)) return Number(w);
-    fail(w ? `Invalid value '${w}' in filter (strings must be quoted)` : `Operator '${opWord}' needs a value`);
+    if (this.src[this.pos] === "\"") return { value: this.parseString() };
+    const start = this.pos;
+    const w = LITERAL.exec(this.src.slice(this.pos, this.pos + 4096))?.[0] ?? "";
+    if (!w) fail(`Operator '${opWord}' needs a value at position ${start + 1} of filter`);
+    if (KEYWORDS.has(w.toLowerCase())) fail(`Operator '${opWord}' needs a value; '${w}' at position ${start + 1} is a keyword (quote it to compare with it)`);
+    this.pos += w.length;
+    if (this.src[this.pos] === "\"") fail(`Unexpected '"' at position ${this.pos + 1} of filter (quote the whole value)`);
+    if (w === "true") return { value: true };
+    if (w === "false") return { value: false };
+    if (w === "null") return { value: null };
+    if (JSON_NUMBER.test(w)) return { value: Number(w), text: w };
+    if (NON_WHITESPACE_CONTROL_CHARACTER.test(w)) fail(`Value at position ${start + 1} of filter contains a control character`);
+    return { value: w };
   }
 
   /** A JSON string literal: `"a\"b"` → `a"b`. */
@@ -204,6 +227,7 @@ class Parser {
         }
         // stored values never hold these (control-characters.ts), and the indexes fold some to a space
         if (NON_WHITESPACE_CONTROL_CHARACTER.test(value)) fail(`String literal at position ${start + 1} of filter contains a control character`);
+        if (hasLoneSurrogate(value)) fail(`String literal at position ${start + 1} of filter contains a lone surrogate escape`);
         return value;
       }
       this.pos++;
@@ -212,9 +236,16 @@ class Parser {
   }
 }
 
+/** Limits of one filter: characters, and comparisons (`attr op value`, `attr pr`). */
+export interface FilterLimits {
+  maxLength?: number;
+  maxTerms?: number;
+}
+
 /** Parses a filter expression or throws ScimError 400 invalidFilter. */
-export function parseFilter(text: string, maxLength = 4096): FilterNode {
+export function parseFilter(text: string, limits: number | FilterLimits = {}): FilterNode {
+  const { maxLength = 4096, maxTerms = Number.MAX_SAFE_INTEGER } = typeof limits === "number" ? { maxLength: limits } : limits;
   if (typeof text !== "string" || !text.trim()) fail("Filter must be a non-empty string");
   if (text.length > maxLength) fail(`Filter is longer than ${maxLength} characters`);
-  return new Parser(text).parse();
+  return new Parser(text, maxTerms).parse();
 }

@@ -1,20 +1,38 @@
 /**
- * Runs a list or search request against the store: plans index lookups for `eq` on indexed attributes
- * (no scan), scans in creation order otherwise, then sorts and pages.
+ * Runs a list or search request against the store: index lookups for `eq` on indexed attributes (no
+ * scan), a bounded scan in creation order otherwise, then sort and page. Also the server-root search
+ * over Users and Groups together ([RFC7644§3.4.2.1]), which is the same over two sources.
  *
  * Indexed: Users — id, userName, externalId, emails.value (also `emails[…].value eq`), displayName;
  * Groups — id, displayName, externalId, members.value. An `and` uses an index on either side; an `or`
- * uses indexes only when both sides can.
+ * uses indexes only when both sides can. These are what Okta and Entra ID filter on (IDP-DIALECTS O1,
+ * O3, E9), so no IdP request scans.
+ *
+ * A scan is bounded so that one directory's heavy queries cannot stall the others (DESIGN.md §5):
+ * - it reads the directory in slices of SCAN_SLICE records and yields the event loop between slices, and
+ *   within a slice every SCAN_TURN_MS of evaluation;
+ * - at most `scim.maxConcurrentScans` (default 1) scans of one directory run at once per process (scan-gate.ts);
+ * - it reads at most `scim.maxScanRecords` records (a group read with its members counts each member):
+ *   [RFC7644§3.12] "tooMany: The specified filter yields many more results than the server is willing to
+ *   calculate or process", status 400, when the directory holds more than that.
+ * Only ids (and sort keys) of matches are kept during a scan; the page's records are read at the end.
  */
-import type { GroupRecord, GroupStore, UserRecord, UserStore } from "../../store";
+import { setImmediate as yieldEventLoop } from "node:timers/promises";
 import type { ResourceKind } from "../schemas";
-import { matches, validateFilter, valuesAt } from "./evaluate";
+import { ScimError } from "../errors";
+import { isKnownAttribute, matches, validateFilter } from "./evaluate";
 import type { AttrPath, FilterNode } from "./filter";
 import type { Paging } from "./paging";
-import { attrInfo } from "../schemas";
+import type { ScanGate } from "./scan-gate";
+import { sortByKey, sortKey } from "./sort";
 
 type Json = Record<string, unknown>;
 type Lookup = { index: string; values: string[] };
+
+/** Records read per store call during a scan. */
+export const SCAN_SLICE = 200;
+/** Longest the evaluation of a scan holds the event loop before it yields (ms). */
+const SCAN_TURN_MS = 4;
 
 const USER_INDEXES: Record<string, string> = { id: "id", username: "userName", externalid: "externalId", "emails.value": "email", displayname: "displayName", emails: "email" };
 const GROUP_INDEXES: Record<string, string> = { id: "id", displayname: "displayName", externalid: "externalId", "members.value": "member", members: "member" };
@@ -25,12 +43,19 @@ function indexFor(kind: ResourceKind, path: AttrPath): string | undefined {
   return (kind === "User" ? USER_INDEXES : GROUP_INDEXES)[key];
 }
 
+/** The text an index compares for `eq`: a string, or an unquoted number as written (`externalId eq 12345`). */
+function indexValue(node: { value: unknown; text?: string }): string | undefined {
+  if (typeof node.value === "string") return node.value;
+  return typeof node.value === "number" ? node.text : undefined;
+}
+
 /** Index lookups whose union is a superset of the filter's matches, or null when a scan is needed. */
 export function plan(kind: ResourceKind, node: FilterNode): Lookup[] | null {
   switch (node.op) {
     case "eq": {
-      const index = typeof node.value === "string" ? indexFor(kind, node.path) : undefined;
-      return index ? [{ index, values: [node.value as string] }] : null;
+      const value = indexValue(node);
+      const index = value !== undefined ? indexFor(kind, node.path) : undefined;
+      return index ? [{ index, values: [value!] }] : null;
     }
     case "and": return plan(kind, node.left) ?? plan(kind, node.right);
     case "or": {
@@ -41,9 +66,10 @@ export function plan(kind: ResourceKind, node: FilterNode): Lookup[] | null {
     case "vpath": {
       // emails[type eq "work"].value eq "x" / emails[value eq "x"] / members[value eq "x"]
       const inner = node.then ?? node.filter;
-      if (inner.op === "eq" && !inner.path.uri && !inner.path.sub && inner.path.attr === "value" && typeof inner.value === "string") {
+      const value = inner.op === "eq" ? indexValue(inner) : undefined;
+      if (inner.op === "eq" && !inner.path.uri && !inner.path.sub && inner.path.attr === "value" && value !== undefined) {
         const index = indexFor(kind, { attr: node.path.attr, sub: "value" });
-        return index ? [{ index, values: [inner.value] }] : null;
+        return index ? [{ index, values: [value] }] : null;
       }
       return null;
     }
@@ -72,98 +98,137 @@ export function needsMembers(node: FilterNode | undefined): boolean {
   }
 }
 
-function sortKey(kind: ResourceKind, resource: Json, path: AttrPath): unknown {
-  const v = valuesAt(resource, path)[0];
-  if (typeof v === "string") {
-    const info = attrInfo(kind, `${path.uri ? `${path.uri}:` : ""}${path.attr}${path.sub ? `.${path.sub}` : ""}`);
-    return info?.type === "dateTime" ? Date.parse(v) : info?.caseExact ? v : v.toLowerCase();
-  }
-  return v;
-}
-
-/** Sorts in place: values before missing ones, then by value; ties keep their order (stable sort). */
-export function sortResources(kind: ResourceKind, items: Json[], path: AttrPath, order: "ascending" | "descending"): void {
-  const keyed = items.map((r) => ({ r, k: sortKey(kind, r, path) }));
-  keyed.sort((a, b) => {
-    const am = a.k === undefined || a.k === null;
-    const bm = b.k === undefined || b.k === null;
-    if (am || bm) return am === bm ? 0 : am ? 1 : -1;
-    const c = a.k! < b.k! ? -1 : a.k! > b.k! ? 1 : 0;
-    return order === "descending" ? -c : c;
-  });
-  keyed.forEach((x, i) => { items[i] = x.r; });
-}
-
 /** One page of results and the total. */
 export interface ListResult<R> {
   total: number;
   items: R[];
 }
 
-const SCAN_CHUNK = 500;
+/** What the list runner needs of one resource type of one directory. */
+export interface ListSource<R extends { id: string; created: string }> {
+  kind: ResourceKind;
+  count(): Promise<number>;
+  /** Ids in creation order, `start` 0-based, inclusive `stop`. */
+  ids(start: number, stop: number): Promise<string[]>;
+  /** Ids created after sequence `after`, up to `limit`, and the sequence of the last. */
+  idsAfter(after: number, limit: number): Promise<{ ids: string[]; last: number }>;
+  /** Records by id, read as the filter needs them (`"filter"`) or as the response shows them (`"response"`). */
+  read(ids: string[], purpose: "filter" | "response"): Promise<R[]>;
+  /** Records by an index, read as the filter needs them. */
+  lookup(index: string, values: string[]): Promise<R[]>;
+  /** The resource the filter sees. */
+  view(rec: R): Json;
+  /** Records one record read for the filter counts for against the scan limit (a group read with members: 1 + members). */
+  weight(rec: R): number;
+}
 
-/** Generic list runner over a kind's store functions. */
-async function run<R extends { id: string; created: string }>(
-  kind: ResourceKind,
-  filter: FilterNode | undefined,
-  paging: Paging,
-  ops: {
-    count(): Promise<number>;
-    ids(start: number, stop: number): Promise<string[]>;
-    byIds(ids: string[]): Promise<R[]>;
-    lookup(index: string, values: string[]): Promise<R[]>;
-    view(rec: R): Json;
-  },
-): Promise<ListResult<R>> {
-  const start = paging.startIndex - 1;
-  if (!filter && !paging.sortBy) {
-    const total = await ops.count();
-    if (paging.count === 0 || start >= total) return { total, items: [] };
-    return { total, items: await ops.byIds(await ops.ids(start, start + paging.count - 1)) };
-  }
-  if (filter) validateFilter(kind, filter);
-  let candidates: R[];
-  const lookups = filter ? plan(kind, filter) : null;
+/** Limits of one request's scan. */
+export interface ScanLimits {
+  maxScanRecords: number;
+  gate: ScanGate;
+  directoryId: string;
+}
+
+interface Hit { source: number; id: string; key?: unknown }
+
+function tooMany(holds: number, limit: number): ScimError {
+  return new ScimError(400, "tooMany",
+    `The filter needs a scan of ${holds} records, more than the ${limit} this server reads for one request; filter with eq on an indexed attribute (id, userName, externalId, emails.value, displayName; members.value for groups)`);
+}
+
+/** Matching ids (with sort keys) of one source, by index lookup or scan; `budget.left` counts down records read. */
+async function collect<R extends { id: string; created: string }>(
+  n: number, src: ListSource<R>, filter: FilterNode | undefined, sortBy: AttrPath | undefined, budget: { left: number; limit: number; holds: number },
+): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  const consider = (rec: R, evaluate: boolean) => {
+    const v = evaluate || sortBy ? src.view(rec) : undefined;
+    if (evaluate && filter && !matches(src.kind, v!, filter)) return;
+    hits.push({ source: n, id: rec.id, ...(sortBy ? { key: sortKey(src.kind, v!, sortBy) } : {}) });
+  };
+  const lookups = filter ? plan(src.kind, filter) : null;
   if (lookups) {
     const seen = new Map<string, R>();
-    for (const l of lookups) for (const r of await ops.lookup(l.index, l.values)) seen.set(r.id, r);
-    candidates = [...seen.values()].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
-  } else {
-    candidates = [];
-    const ids = await ops.ids(0, -1);
-    for (let i = 0; i < ids.length; i += SCAN_CHUNK) candidates.push(...await ops.byIds(ids.slice(i, i + SCAN_CHUNK)));
+    for (const l of lookups) for (const r of await src.lookup(l.index, l.values)) seen.set(r.id, r);
+    const found = [...seen.values()].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
+    const exact = isExact(src.kind, filter!);
+    for (const r of found) consider(r, !exact);
+    return hits;
   }
-  let views = candidates.map((r) => ({ r, v: ops.view(r) }));
-  if (filter && !(lookups && isExact(kind, filter))) views = views.filter((x) => matches(kind, x.v, filter));
-  if (paging.sortBy) {
-    const arr = views.map((x) => x.v);
-    const back = new Map(views.map((x) => [x.v, x.r]));
-    sortResources(kind, arr, paging.sortBy, paging.sortOrder);
-    views = arr.map((v) => ({ v, r: back.get(v)! }));
+  let after = 0;
+  for (;;) {
+    const { ids, last } = await src.idsAfter(after, SCAN_SLICE);
+    if (ids.length === 0) return hits;
+    after = last;
+    let since = performance.now();
+    for (const r of await src.read(ids, "filter")) {
+      budget.left -= src.weight(r);
+      if (budget.left < 0) throw tooMany(budget.holds, budget.limit);
+      consider(r, !!filter);
+      // a filter of many comparisons costs milliseconds per slice: give other requests a turn in between
+      if (performance.now() - since >= SCAN_TURN_MS) { await yieldEventLoop(); since = performance.now(); }
+    }
+    await yieldEventLoop(); // let other requests' I/O in before the next slice
   }
-  return { total: views.length, items: views.slice(start, start + paging.count).map((x) => x.r) };
 }
 
-/** Lists users of a directory. `view` turns a record into the resource the filter sees. */
-export function listUsers(store: UserStore, dir: string, filter: FilterNode | undefined, paging: Paging, view: (r: UserRecord) => Json): Promise<ListResult<UserRecord>> {
-  return run<UserRecord>("User", filter, paging, {
-    count: () => store.count(dir),
-    ids: (s, e) => store.ids(dir, s, e),
-    byIds: (ids) => store.find(dir, "id", ids),
-    lookup: (index, values) => store.find(dir, index as never, values),
-    view,
+/**
+ * Lists over one or more sources (the root search lists Users, then Groups): `total` counts every match,
+ * `items` are the page's records (each paired with its source's index).
+ */
+export async function listSources(
+  sources: Array<ListSource<{ id: string; created: string }>>, filter: FilterNode | undefined, paging: Paging, limits: ScanLimits,
+): Promise<ListResult<{ source: number; rec: { id: string; created: string } }>> {
+  const start = paging.startIndex - 1;
+  if (filter) {
+    // an attribute is unknown only if no source defines it (the root: "as if there is no attribute value", [RFC7644§3.4.2.1])
+    const known = (p: AttrPath, q?: AttrPath) => sources.some((s) => isKnownAttribute(s.kind, p, q));
+    for (const s of sources) validateFilter(s.kind, filter, undefined, known);
+  }
+  if (!filter && !paging.sortBy) return pageInOrder(sources, start, paging.count);
+  const scans = sources.map((s) => !filter || !plan(s.kind, filter));
+  const needed = scans.some(Boolean);
+  const run = async () => {
+    let holds = 0;
+    for (const [i, s] of sources.entries()) if (scans[i]) holds += await s.count();
+    if (holds > limits.maxScanRecords) throw tooMany(holds, limits.maxScanRecords);
+    const budget = { left: limits.maxScanRecords, limit: limits.maxScanRecords, holds };
+    const hits: Hit[] = [];
+    for (const [i, s] of sources.entries()) hits.push(...await collect(i, s, filter, paging.sortBy, budget));
+    return hits;
+  };
+  const hits = needed ? await limits.gate.run(limits.directoryId, run) : await run();
+  if (paging.sortBy) sortByKey(hits, paging.sortOrder);
+  const page = paging.count === 0 ? [] : hits.slice(start, start + paging.count);
+  return { total: hits.length, items: await readPage(sources, page) };
+}
+
+/** Without filter and sort: totals from the counts, the page's ids straight from the creation order. */
+async function pageInOrder(sources: Array<ListSource<{ id: string; created: string }>>, start: number, count: number): Promise<ListResult<{ source: number; rec: { id: string; created: string } }>> {
+  const totals = await Promise.all(sources.map((s) => s.count()));
+  const total = totals.reduce((a, b) => a + b, 0);
+  const items: Array<{ source: number; rec: { id: string; created: string } }> = [];
+  let offset = start;
+  for (const [i, s] of sources.entries()) {
+    const want = count - items.length;
+    if (want <= 0) break;
+    if (offset >= totals[i]) { offset -= totals[i]; continue; }
+    const ids = await s.ids(offset, offset + want - 1);
+    for (const rec of await s.read(ids, "response")) items.push({ source: i, rec });
+    offset = 0;
+  }
+  return { total, items };
+}
+
+/** Reads the page's records (as the response wants them) in the order of `page`; records deleted meanwhile drop out. */
+async function readPage(sources: Array<ListSource<{ id: string; created: string }>>, page: Hit[]): Promise<Array<{ source: number; rec: { id: string; created: string } }>> {
+  const found = new Map<string, { id: string; created: string }>();
+  for (const [i, s] of sources.entries()) {
+    const ids = page.filter((h) => h.source === i).map((h) => h.id);
+    if (ids.length) for (const rec of await s.read(ids, "response")) found.set(`${i}\n${rec.id}`, rec);
+  }
+  return page.flatMap((h) => {
+    const rec = found.get(`${h.source}\n${h.id}`);
+    return rec ? [{ source: h.source, rec }] : [];
   });
 }
-
-/** Lists groups of a directory; members are loaded only if `withMembers` or the filter needs them. */
-export function listGroups(store: GroupStore, dir: string, filter: FilterNode | undefined, paging: Paging, withMembers: boolean, view: (r: GroupRecord) => Json): Promise<ListResult<GroupRecord>> {
-  const members = withMembers || (!!filter && needsMembers(filter) && !isExact("Group", filter));
-  return run<GroupRecord>("Group", filter, paging, {
-    count: () => store.count(dir),
-    ids: (s, e) => store.ids(dir, s, e),
-    byIds: (ids) => store.find(dir, "id", ids, members),
-    lookup: (index, values) => store.find(dir, index as never, values, members),
-    view,
-  });
-}
-

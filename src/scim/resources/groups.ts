@@ -11,10 +11,11 @@ import { ScimError } from "../errors";
 import { normalisePatch } from "../dialects/patch-request";
 import { keepsAttribute, parseProjection, project, type Projection } from "../query/attributes";
 import { matches } from "../query/evaluate";
-import { listGroups } from "../query/list";
+import { listSources } from "../query/list";
 import { expectedVersion, notModified } from "./conditional";
 import { groupBody } from "./input";
 import { applyAttributes, planGroupPatch } from "./group-patch";
+import { groupSource, scanLimits } from "./list-sources";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { groupResource } from "./representation";
 import { sendList, sendResource } from "./respond";
@@ -29,9 +30,8 @@ function wantsMembers(p: Projection): boolean {
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
-  const view = (r: GroupRecord) => groupResource(r, c.base);
-  const out = await listGroups(c.groups, c.directoryId, p.filter, p.paging, wantsMembers(p.projection), view);
-  sendList(res, out.total, p.paging.startIndex, out.items.map((r) => project(view(r), p.projection)));
+  const out = await listSources([groupSource(c, wantsMembers(p.projection), p.filter)], p.filter, p.paging, scanLimits(c));
+  sendList(res, out.total, p.paging.startIndex, out.items.map((x) => project(groupResource(x.rec as GroupRecord, c.base), p.projection)));
 }
 
 async function respondWith(req: Request, res: Response, id: string, status: number): Promise<void> {

@@ -1,13 +1,16 @@
 /**
  * Request bodies → stored bodies: dialect value fixes first, then SCIMMY's schema coercion (type checks,
  * required attributes, unknown attributes dropped, readOnly and writeOnly ones — `groups`, `password` —
- * left out). `id` and `meta` are the server's.
+ * left out), done without SCIMMY's instances for the bodies IdPs send (fast-coerce.ts). `id` and `meta`
+ * are the server's.
  */
 import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
+import { fromScimmy } from "../scimmy-errors";
 import { assertNoControlCharacters } from "../control-characters";
 import { coerceObject } from "../dialects/coerce-values";
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
+import { fastCoerce } from "./fast-coerce";
 
 type Json = Record<string, unknown>;
 
@@ -42,21 +45,27 @@ function ownSchemas(kind: "User" | "Group", schemas: unknown): unknown {
   return schemas.filter((u) => typeof u === "string" && own.some((o) => o.toLowerCase() === u.toLowerCase()));
 }
 
-function coerce(kind: "User" | "Group", raw: Json): Json {
+/** SCIMMY's coercion of a body the dialect fixes were applied to: the reference, and the path for every unusual body. */
+export function coerceWithScimmy(kind: "User" | "Group", fixed: Json): Json {
   setupScimmy();
   try {
     const Schema = kind === "User" ? SCIMMY.Schemas.User : SCIMMY.Schemas.Group;
-    const body = JSON.parse(JSON.stringify(new Schema(coerceObject(kind, raw), "in"))) as Json;
+    const body = JSON.parse(JSON.stringify(new Schema(fixed, "in"))) as Json;
     delete body.id;
     delete body.meta;
-    body.schemas = ownSchemas(kind, body.schemas);
-    checkBody(kind, body);
     return body;
   } catch (err) {
-    if (err instanceof ScimError) throw err;
-    const e = err as { status?: number; scimType?: string; message?: string };
-    throw new ScimError(400, (e.scimType as never) ?? "invalidValue", e.message ?? "Invalid resource");
+    throw fromScimmy(err, `The ${kind} body`);
   }
+}
+
+/** Dialect fixes, then one validation: the fast path for the bodies IdPs send (fast-coerce.ts), SCIMMY for the rest. */
+function coerce(kind: "User" | "Group", raw: Json): Json {
+  const fixed = coerceObject(kind, raw) as Json;
+  const body = fastCoerce(kind, fixed) ?? coerceWithScimmy(kind, fixed);
+  body.schemas = ownSchemas(kind, body.schemas);
+  checkBody(kind, body);
+  return body;
 }
 
 /** A validated user body. */

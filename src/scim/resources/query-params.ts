@@ -26,7 +26,7 @@ export function listParams(src: Record<string, unknown>, s: ScimSettings): ListP
   }
   if (q.filter !== undefined && typeof q.filter !== "string") throw new ScimError(400, "invalidFilter", "Filter must be a string");
   return {
-    filter: q.filter === undefined ? undefined : parseFilter(q.filter as string, s.maxFilterLength),
+    filter: q.filter === undefined ? undefined : parseFilter(q.filter as string, { maxLength: s.maxFilterLength, maxTerms: s.maxFilterTerms }),
     paging: parsePaging(q, s.defaultCount, s.maxResults),
     projection: parseProjection(
       Array.isArray(q.attributes) ? q.attributes.join(",") : q.attributes,

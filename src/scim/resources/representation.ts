@@ -37,10 +37,15 @@ export function userResource(rec: UserRecord, base: string): Json {
   return out;
 }
 
-/** A group as SCIM sees it; members are present only when the record was read with them. */
+/**
+ * A group as SCIM sees it; members are present only when the record was read with them and there are
+ * some. [RFC7643§2.5](https://datatracker.ietf.org/doc/html/rfc7643#section-2.5): "Unassigned attributes,
+ * the null value, or empty array (in the case of a multi-valued attribute) SHALL be considered to be
+ * equivalent in "state"… unassigned attributes… MAY be omitted for compactness."
+ */
 export function groupResource(rec: GroupRecord, base: string): Json {
   const out: Json = { ...head(rec.body, GROUP_SCHEMA, rec.id), meta: meta("Group", rec, `${base}/Groups/${rec.id}`), ...rest(rec.body) };
-  if (rec.members) {
+  if (rec.members?.length) {
     out.members = rec.members.map((m) => ({
       value: m.value,
       $ref: `${base}/${m.type === "Group" ? "Groups" : "Users"}/${m.value}`,

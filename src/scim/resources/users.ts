@@ -4,17 +4,16 @@
  * compare-and-set on `meta.version`; a concurrent write makes it re-read and re-apply, so no update is lost.
  */
 import { Router, type Request, type Response } from "express";
-import SCIMMY from "scimmy";
 import { StorePreconditionError, type UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
-import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
-import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
+import { normalisePatch } from "../dialects/patch-request";
 import { parseProjection, project } from "../query/attributes";
-import { listUsers } from "../query/list";
-import { PATCH_SCHEMA, setupScimmy } from "../schemas";
+import { listSources } from "../query/list";
 import { expectedVersion, notModified } from "./conditional";
-import { checkBody, userBody } from "./input";
+import { userBody } from "./input";
+import { applyUserPatch } from "./user-patch";
+import { userSource, scanLimits } from "./list-sources";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
 import { sendList, sendResource } from "./respond";
@@ -25,9 +24,8 @@ const MAX_CAS_ATTEMPTS = 16;
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
-  const view = (r: UserRecord) => userResource(r, c.base);
-  const out = await listUsers(c.users, c.directoryId, p.filter, p.paging, view);
-  sendList(res, out.total, p.paging.startIndex, out.items.map((r) => project(view(r), p.projection)));
+  const out = await listSources([userSource(c)], p.filter, p.paging, scanLimits(c));
+  sendList(res, out.total, p.paging.startIndex, out.items.map((x) => project(userResource(x.rec as UserRecord, c.base), p.projection)));
 }
 
 async function load(res: Response, id: string): Promise<UserRecord> {
@@ -42,35 +40,6 @@ function respondWith(req: Request, res: Response, rec: UserRecord, status: numbe
   const full = userResource(rec, c.base);
   const projection = parseProjection(req.query.attributes, req.query.excludedAttributes);
   sendResource(res, status, project(full, projection), rec.version, status === 201 ? String((full.meta as Json).location) : undefined);
-}
-
-/** SCIMMY's PatchOp over a stored user; undefined when nothing changes. */
-async function patchWithScimmy(rec: UserRecord, ops: PatchOperation[]): Promise<unknown> {
-  setupScimmy();
-  const current = new SCIMMY.Schemas.User({ ...rec.body, id: rec.id, meta: { resourceType: "User" } }, "out");
-  return new SCIMMY.Messages.PatchOp({ schemas: [PATCH_SCHEMA], Operations: ops })
-    .apply(current, async (instance: unknown) => instance as never);
-}
-
-/** Applies normalised PATCH operations to a stored user; undefined when nothing changes. */
-async function applyPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json | undefined> {
-  // an add on a value-filter path that matches nothing adds the element (value-path-add.ts); whether it
-  // matches depends on the operations before it, so those are applied first, then all ops in one PatchOp
-  const ready: PatchOperation[] = [];
-  for (const op of ops) {
-    if (!isValuePathAdd(op)) { ready.push(op); continue; }
-    const before = ready.length ? await patchWithScimmy(rec, ready) : undefined;
-    ready.push(addOnAbsentTarget("User", op, before ? JSON.parse(JSON.stringify(before)) as Json : rec.body));
-  }
-  const patched = await patchWithScimmy(rec, ready);
-  if (!patched) return undefined;
-  const body = JSON.parse(JSON.stringify(patched)) as Json;
-  delete body.id;
-  delete body.meta;
-  delete body.groups;
-  if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
-  checkBody("User", body);
-  return body;
 }
 
 /** The /Users router (mounted under the directory router). */
@@ -113,7 +82,7 @@ export function usersRouter(): Router {
     for (let attempt = 1; ; attempt++) {
       const rec = await load(res, req.params.id);
       const expected = expectedVersion(req, rec.version);
-      const body = ops.length ? await applyPatch(rec, ops) : undefined;
+      const body = ops.length ? await applyUserPatch(rec, ops) : undefined;
       if (!body) return respondWith(req, res, rec, 200);
       try {
         await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version);

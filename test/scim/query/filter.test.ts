@@ -16,8 +16,8 @@ describe("parseFilter", () => {
   it("should give 'not' > 'and' > 'or' precedence and honour grouping", () => {
     expect(parseFilter('a eq 1 or b eq 2 and not (c pr)')).toEqual({
       op: "or",
-      left: { op: "eq", path: { attr: "a" }, value: 1 },
-      right: { op: "and", left: { op: "eq", path: { attr: "b" }, value: 2 }, right: { op: "not", expr: { op: "pr", path: { attr: "c" } } } },
+      left: { op: "eq", path: { attr: "a" }, value: 1, text: "1" },
+      right: { op: "and", left: { op: "eq", path: { attr: "b" }, value: 2, text: "2" }, right: { op: "not", expr: { op: "pr", path: { attr: "c" } } } },
     });
     expect(parseFilter("((((a eq true))))")).toEqual({ op: "eq", path: { attr: "a" }, value: true });
   });
@@ -46,9 +46,53 @@ describe("parseFilter", () => {
 
   it.each([
     "userName eq", 'userName eq "a" and', "userName xx \"a\"", "foo bar baz", "(userName eq \"a\"", "emails[type eq \"w\"",
-    "userName eq unquoted", '"a" eq userName', 'userName eq "unterminated', "", "   ", 'a eq "1" or', "not userName eq \"x\" junk",
-    'emails[type eq "w"].', "and", "a[b eq 1]c",
+    '"a" eq userName', 'userName eq "unterminated', "", "   ", 'a eq "1" or', "not userName eq \"x\" junk",
+    'emails[type eq "w"].', "and", "a[b eq 1]c", "userName eq )", "userName eq and title pr", "userName eq OR", "(userName eq)",
+    'userName eq a"b', "emails[type eq ]", 'title eq "\\ud800"', "title eq \u0001x",
   ])("should refuse %j with 400 invalidFilter", (text) => invalid(text));
+
+  describe("unquoted values (issue 10 item 3: lenient where the reading is unambiguous)", () => {
+    it.each([
+      ["userName sw O", { op: "sw", path: { attr: "username" }, value: "O" }],
+      ["emails.value co example.com", { op: "co", path: { attr: "emails", sub: "value" }, value: "example.com" }],
+      ["userName eq bjensen@example.com", { op: "eq", path: { attr: "username" }, value: "bjensen@example.com" }],
+      ["meta.created gt 2015-10-10T14:38:21.8617979-07:00", { op: "gt", path: { attr: "meta", sub: "created" }, value: "2015-10-10T14:38:21.8617979-07:00" }],
+      ["meta.created gt 2015-10-10T14:38:21+05:30", { op: "gt", value: "2015-10-10T14:38:21+05:30" }],
+      ["externalId eq 00123", { op: "eq", value: "00123" }],
+      ["externalId eq abc-DEF_1", { op: "eq", value: "abc-DEF_1" }],
+      ["title eq True", { op: "eq", value: "True" }],
+    ])("should read %j as a string", (text, node) => {
+      expect(parseFilter(text)).toMatchObject(node);
+      expect(parseFilter(text)).not.toHaveProperty("text");
+    });
+
+    it("should keep the JSON meaning of true, false, null and numbers, and a number's text", () => {
+      expect(parseFilter("active eq true")).toEqual({ op: "eq", path: { attr: "active" }, value: true });
+      expect(parseFilter("active eq false")).toMatchObject({ value: false });
+      expect(parseFilter("title eq null")).toMatchObject({ value: null });
+      expect(parseFilter("externalId eq 1.50")).toEqual({ op: "eq", path: { attr: "externalid" }, value: 1.5, text: "1.50" });
+      expect(parseFilter("x gt -2e3")).toMatchObject({ value: -2000, text: "-2e3" });
+    });
+
+    it("should read the issue's grouped example with unquoted literals", () => {
+      expect(parseFilter("name.familyName eq Employee and (emails.value co example.com or emails.value co example.org)")).toEqual({
+        op: "and",
+        left: { op: "eq", path: { attr: "name", sub: "familyname" }, value: "Employee" },
+        right: {
+          op: "or",
+          left: { op: "co", path: { attr: "emails", sub: "value" }, value: "example.com" },
+          right: { op: "co", path: { attr: "emails", sub: "value" }, value: "example.org" },
+        },
+      });
+      expect(parseFilter("emails[type eq work].value eq x@y")).toMatchObject({ op: "vpath", filter: { value: "work" }, then: { value: "x@y" } });
+    });
+  });
+
+  it("should refuse more comparisons than maxTerms", () => {
+    const three = 'a eq "1" or b pr or c eq 3';
+    expect(parseFilter(three, { maxTerms: 3 })).toMatchObject({ op: "or" });
+    expect(() => parseFilter(three, { maxTerms: 2 })).toThrow(/more than 2 comparisons/);
+  });
 
   it("should refuse nesting deeper than the limit and filters over the length limit", () => {
     invalid(`${"(".repeat(MAX_FILTER_DEPTH + 1)}a eq 1${")".repeat(MAX_FILTER_DEPTH + 1)}`);

@@ -1,0 +1,45 @@
+/** The Users and Groups of the request's directory as sources of the list runner (query/list.ts). */
+import type { GroupRecord, UserRecord } from "../../store";
+import type { ScimContext } from "../context";
+import type { FilterNode } from "../query/filter";
+import { isExact, needsMembers, type ListSource, type ScanLimits } from "../query/list";
+import { groupResource, userResource } from "./representation";
+
+/** The directory's users. */
+export function userSource(c: ScimContext): ListSource<UserRecord> {
+  const dir = c.directoryId;
+  return {
+    kind: "User",
+    count: () => c.users.count(dir),
+    ids: (s, e) => c.users.ids(dir, s, e),
+    idsAfter: (after, limit) => c.users.idsAfter(dir, after, limit),
+    read: (ids) => c.users.find(dir, "id", ids),
+    lookup: (index, values) => c.users.find(dir, index as never, values),
+    view: (r) => userResource(r, c.base),
+    weight: () => 1,
+  };
+}
+
+/**
+ * The directory's groups. Members are read for the filter only when it names them and no index answers it
+ * exactly, and for the response only when `withMembers` (`excludedAttributes=members` never loads them).
+ */
+export function groupSource(c: ScimContext, withMembers: boolean, filter: FilterNode | undefined): ListSource<GroupRecord> {
+  const dir = c.directoryId;
+  const forFilter = !!filter && needsMembers(filter) && !isExact("Group", filter);
+  return {
+    kind: "Group",
+    count: () => c.groups.count(dir),
+    ids: (s, e) => c.groups.ids(dir, s, e),
+    idsAfter: (after, limit) => c.groups.idsAfter(dir, after, limit),
+    read: (ids, purpose) => c.groups.find(dir, "id", ids, purpose === "response" ? withMembers : forFilter),
+    lookup: (index, values) => c.groups.find(dir, index as never, values, forFilter),
+    view: (r) => groupResource(r, c.base),
+    weight: (r) => 1 + (r.members?.length ?? 0),
+  };
+}
+
+/** The scan limits of a request of this directory. */
+export function scanLimits(c: ScimContext): ScanLimits {
+  return { maxScanRecords: c.settings.maxScanRecords, gate: c.scans, directoryId: c.directoryId };
+}

@@ -1,0 +1,39 @@
+/**
+ * Queries at the directory's root: `GET /` and `POST /.search` over Users and Groups together.
+ * [RFC7644§3.4.2.1](https://datatracker.ietf.org/doc/html/rfc7644#section-3.4.2.1): "A query against a
+ * server root indicates that all resources within the server SHALL be included, subject to filtering."
+ * and "For filtered attributes that are not part of a particular resource type, the service provider
+ * SHALL treat the attribute as if there is no attribute value." [RFC7644§3.4.3]: "Clients MAY execute
+ * queries without passing parameters on the URL by using the HTTP POST verb combined with the
+ * "/.search" path extension." Paging, sorting and projection are those of a resource endpoint; the order
+ * is users, then groups, each in creation order.
+ */
+import { Router, type Response } from "express";
+import type { GroupRecord, UserRecord } from "../../store";
+import { scimContext } from "../context";
+import { ScimError } from "../errors";
+import { keepsAttribute, project } from "../query/attributes";
+import { listSources, type ListSource } from "../query/list";
+import { groupSource, scanLimits, userSource } from "./list-sources";
+import { listParams, searchParams, type ListParams } from "./query-params";
+import { groupResource, userResource } from "./representation";
+import { sendList } from "./respond";
+
+async function search(res: Response, p: ListParams): Promise<void> {
+  const c = scimContext(res);
+  const sources = [userSource(c), groupSource(c, keepsAttribute(p.projection, "members"), p.filter)] as Array<ListSource<{ id: string; created: string }>>;
+  const out = await listSources(sources, p.filter, p.paging, scanLimits(c));
+  const resources = out.items.map((x) => project(x.source === 0 ? userResource(x.rec as UserRecord, c.base) : groupResource(x.rec as GroupRecord, c.base), p.projection));
+  sendList(res, out.total, p.paging.startIndex, resources);
+}
+
+/** The root query endpoints (mounted under the directory router). */
+export function rootSearchRouter(): Router {
+  const r = Router({ mergeParams: true });
+  r.get("/", async (req, res) => search(res, listParams(req.query as Record<string, unknown>, scimContext(res).settings)));
+  r.post("/.search", async (req, res) => search(res, searchParams(req.body, scimContext(res).settings)));
+  r.all(["/", "/.search"], (req) => {
+    throw new ScimError(405, undefined, `Method ${req.method} is not supported on this endpoint`);
+  });
+  return r;
+}
