@@ -21,7 +21,7 @@ import express, { type Request, type Response, type Router } from "express";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
@@ -38,7 +38,7 @@ import { loginPage, statusPage } from "./status-page";
 
 export interface AdminDeps {
   config: Config;
-  redis: Redis;
+  redis: RedisConnection;
   queues: SyncQueues;
   /** Where unexpected errors are logged (their details never go to the client). */
   logger?: Logger;

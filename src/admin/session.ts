@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import { presentedToken, tokenMatches } from "../auth/token";
 
 export const SESSION_COOKIE = "sb_admin";
@@ -26,7 +26,7 @@ export type AdminAuth = "ok" | "wrong-token" | "none";
 /** Admin sessions on Redis. */
 export class AdminSessions {
   private readonly hashes: Buffer[];
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string, tokenHashes: string[]) {
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, tokenHashes: string[]) {
     this.hashes = tokenHashes.map((h) => Buffer.from(h, "hex"));
   }
 

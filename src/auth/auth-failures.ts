@@ -14,7 +14,7 @@
  * check of a blocked scope is an in-memory list, so a flood of wrong tokens costs no Redis call once
  * blocked. Without Redis the limiter lets requests through (the SCIM request then gets its 503).
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 
 const COUNT = `
 local n = redis.call('INCR', KEYS[1])
@@ -28,7 +28,7 @@ const MAX_BLOCKED = 100_000;
 export class AuthFailureLimiter {
   private readonly blocked = new Map<string, number>();
 
-  constructor(private readonly redis: Redis | undefined, readonly maxFailures: number, readonly windowSeconds: number) {}
+  constructor(private readonly redis: RedisConnection | undefined, readonly maxFailures: number, readonly windowSeconds: number) {}
 
   /** Seconds `key` must still wait before a failure is answered with 401 again, or 0. */
   retryAfter(key: string): number {
@@ -54,7 +54,7 @@ export class AuthFailureLimiter {
       this.blocked.set(key, Date.now() + ms);
       return n > this.maxFailures ? Math.ceil(ms / 1000) : 0;
     } catch {
-      return 0; // fail open: without Redis there is no shared count
+      return 0; // fail open: without RedisConnection there is no shared count
     }
   }
 }

@@ -8,6 +8,7 @@
  * message-bearing failures, rate limits, page sizes) are config values here, with defaults, and are
  * called out in the README's configuration reference.
  */
+import fs from "node:fs";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { strictObject } from "./strict-object";
@@ -24,6 +25,9 @@ const sha256Hex = z
  * job ids, so they are restricted to characters that are safe in all three (Okta also rejects `_` in base URLs).
  */
 export const DIRECTORY_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** `host:port` of a Redis node or sentinel (IPv6 in brackets: `[::1]:7000`). */
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "expected host:port, e.g. redis-1.internal:6379");
 
 /** A trustProxy list names addresses, subnets or proxy-addr's named ranges (a number or boolean passes). */
 function isTrustProxyList(v: unknown): boolean {
@@ -159,6 +163,33 @@ export const configSchema = strictObject({
         /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
         keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
         commandTimeoutMs: z.number().int().positive().default(5000),
+        /**
+         * Redis Cluster: seed nodes as `host:port` (env REDIS_CLUSTER_NODES, comma-separated). Non-empty turns
+         * cluster mode on; `url` then gives only the scheme (rediss:// = TLS), user name and password.
+         */
+        clusterNodes: z.array(hostPort).default([]),
+        /**
+         * Redis Sentinel: sentinels as `host:port` (env REDIS_SENTINELS). Non-empty turns Sentinel mode on; the
+         * master is found by `sentinelMaster`; `url` gives the scheme, user name, password and database index.
+         */
+        sentinels: z.array(hostPort).default([]),
+        /** Name of the master the sentinels monitor (env REDIS_SENTINEL_MASTER). */
+        sentinelMaster: z.string().min(1).default("mymaster"),
+        tls: strictObject({
+            /** PEM file of the CA that signed the Redis server's certificate (env REDIS_TLS_CA_FILE); default: Node's CAs. */
+            caFile: z.string().min(1).refine((f) => fs.existsSync(f), { message: "file not found: give the path of the PEM file of the CA that signed the Redis server's certificate" }).optional(),
+            /** Name the server's certificate must carry (env REDIS_TLS_SERVERNAME); default: the host connected to. */
+            servername: z.string().min(1).optional(),
+          })
+          .prefault({}),
+      })
+      .superRefine((r, ctx) => {
+        if (r.clusterNodes.length && r.sentinels.length) {
+          ctx.addIssue({ code: "custom", path: ["sentinels"], message: "set either clusterNodes (REDIS_CLUSTER_NODES) or sentinels (REDIS_SENTINELS), not both" });
+        }
+        if ((r.tls.caFile || r.tls.servername) && !r.url.startsWith("rediss://")) {
+          ctx.addIssue({ code: "custom", path: ["tls"], message: "TLS options are set but redis.url (REDIS_URL) is redis://, which does not use TLS: write it rediss://" });
+        }
       })
       .prefault({}),
     scim: strictObject({

@@ -1,5 +1,5 @@
 /** What the operator surface (admin API, status page, CLI, metrics) reads: config, Redis, queues, stores. */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import { GroupStore, SyncStateStore, UserStore } from "../store";
 import { ExternalUserUsage } from "../sync/external-user-usage";
@@ -7,7 +7,7 @@ import { SyncQueues } from "../sync/queues";
 
 export interface OpsContext {
   config: Config;
-  redis: Redis;
+  redis: RedisConnection;
   queues: SyncQueues;
   users: UserStore;
   groups: GroupStore;
@@ -16,7 +16,7 @@ export interface OpsContext {
 }
 
 /** Builds the context on a queue-style connection (one that waits through Redis restarts). */
-export function createOpsContext(config: Config, redis: Redis): OpsContext {
+export function createOpsContext(config: Config, redis: RedisConnection): OpsContext {
   const p = config.redis.keyPrefix;
   return {
     config, redis, queues: new SyncQueues(redis, config),

@@ -71,13 +71,13 @@ function opsRoutes(app: Express, ops: OpsContext, metrics?: Metrics): void {
 
 /** Starts the SCIM HTTP server; resolves once it listens. */
 export async function startServer(config: Config, logger: Logger, opts: ServerOptions = {}): Promise<RunningServer> {
-  const redis = createStoreConnection(config.redis.url, config.redis.commandTimeoutMs);
+  const redis = createStoreConnection(config.redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
-  await waitReady(redis, 10000);
+  await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   const users = new UserStore(redis, config.redis.keyPrefix);
   const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers);
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
-  const opsRedis = createQueueConnection(config.redis.url);
+  const opsRedis = createQueueConnection(config.redis);
   opsRedis.on("error", () => undefined);
   const ops = createOpsContext(config, opsRedis);
 
@@ -115,7 +115,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
 export async function startWorkerEndpoints(config: Config, metrics: Metrics, logger: Logger): Promise<RunningServer | undefined> {
   const wanted = config.metrics.workerPort;
   if (!wanted) return undefined;
-  const redis = createQueueConnection(config.redis.url);
+  const redis = createQueueConnection(config.redis);
   redis.on("error", () => undefined);
   const ops = createOpsContext(config, redis);
   const app = express();

@@ -38,10 +38,11 @@ export interface RuntimeOptions {
 /** Starts the sync workers and the dispatcher for every configured directory. */
 export async function startSyncRuntime(config: Config, logger: Logger, opts: RuntimeOptions = {}): Promise<SyncRuntime> {
   const env = opts.env ?? process.env;
-  const redis = createQueueConnection(config.redis.url);
+  const redis = createQueueConnection(config.redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
-  await waitReady(redis, 10000);
-  const blocking = redis.duplicate();
+  await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
+  // the dispatcher's blocking XREADGROUP gets a connection of its own
+  const blocking = createQueueConnection(config.redis);
   blocking.on("error", () => undefined);
   const prefix = config.redis.keyPrefix;
   const users = new UserStore(redis, prefix);

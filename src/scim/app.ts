@@ -8,7 +8,7 @@
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { directoryAuth } from "./auth";
@@ -28,7 +28,7 @@ export interface ScimAppDeps {
   groups: GroupStore;
   logger: Logger;
   /** Redis for the failed-authentication counter (defaults to the users store's connection). */
-  redis?: Redis;
+  redis?: RedisConnection;
 }
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];

@@ -1,42 +1,166 @@
 /**
- * Redis connections. The SCIM server's connection fails fast when Redis is unreachable (no offline
- * queue: a request gets 503 + Retry-After instead of hanging); BullMQ connections need
- * `maxRetriesPerRequest: null` and keep their offline queue so workers ride out a Redis restart.
+ * The one place the bridge opens Redis connections: single Redis (`redis.url`), Redis Cluster
+ * (`redis.clusterNodes`, through ioredis `Cluster`) or Sentinel (`redis.sentinels` + `redis.sentinelMaster`),
+ * each with or without TLS (`rediss://`, `redis.tls.caFile`, `redis.tls.servername`).
+ *
+ * Two roles:
+ *   store  request-serving code: no offline queue and one retry, so while Redis is unreachable a SCIM
+ *          request gets 503 + Retry-After at once instead of hanging;
+ *   queue  BullMQ queues and workers, the dispatcher, the operator surface: BullMQ requires
+ *          `maxRetriesPerRequest: null` ("connection.maxRetriesPerRequest must be null"), and the offline
+ *          queue lets workers ride out a Redis restart or a failover.
+ * `waitReady` resolves once a connection answers, or rejects with what failed (see redis-errors.ts).
  */
-import { Redis, type RedisOptions } from "ioredis";
+import fs from "node:fs";
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { describeRedisError, isFatalRedisError } from "./redis-errors";
 
-/** Options shared by every connection the bridge opens. */
-function baseOptions(url: string, commandTimeoutMs?: number): RedisOptions {
+/** A connection of either kind; every store accepts both. */
+export type RedisConnection = Redis | Cluster;
+
+/** What the factory needs of `config.redis` (only `url` is required, for tests and benches). */
+export interface RedisSettings {
+  url: string;
+  commandTimeoutMs?: number;
+  clusterNodes?: string[];
+  sentinels?: string[];
+  sentinelMaster?: string;
+  tls?: { caFile?: string; servername?: string };
+}
+
+export type ConnectionRole = "store" | "queue";
+
+/** `host:port` → ioredis address (brackets of an IPv6 literal stripped). */
+function address(hp: string): { host: string; port: number } {
+  const i = hp.lastIndexOf(":");
+  return { host: hp.slice(0, i).replace(/^\[(.*)\]$/, "$1"), port: Number(hp.slice(i + 1)) };
+}
+
+function tlsOf(s: RedisSettings): TlsOptions | undefined {
+  if (!s.url.startsWith("rediss://")) return undefined;
   return {
-    lazyConnect: false,
-    connectionName: "scim-bridge",
-    commandTimeout: commandTimeoutMs,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-    // a database index in the URL (redis://host:6379/3) is honoured by ioredis's URL parser
-    ...(url.startsWith("rediss://") ? { tls: {} } : {}),
+    ...(s.tls?.caFile ? { ca: fs.readFileSync(s.tls.caFile) } : {}),
+    ...(s.tls?.servername ? { servername: s.tls.servername } : {}),
   };
 }
 
+function roleOptions(role: ConnectionRole, commandTimeoutMs: number): RedisOptions {
+  return role === "store"
+    ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs }
+    : { enableOfflineQueue: true, maxRetriesPerRequest: null };
+}
+
+/** Where a connection of these settings goes, for messages: `host:port`, `cluster a:1,b:2`, `sentinel master m`. */
+export function redisTarget(s: RedisSettings): string {
+  if (s.clusterNodes?.length) return `Redis Cluster (seed nodes ${s.clusterNodes.join(", ")})`;
+  if (s.sentinels?.length) return `Redis master "${s.sentinelMaster ?? "mymaster"}" of sentinels ${s.sentinels.join(", ")}`;
+  const u = new URL(s.url);
+  return `Redis at ${u.protocol}//${u.host}`;
+}
+
+const targets = new WeakMap<RedisConnection, { target: string; tls: boolean }>();
+
+/** Opens a connection of `role` to the Redis the settings name (cluster, sentinel or single). */
+export function createRedisConnection(settings: RedisSettings | string, role: ConnectionRole): RedisConnection {
+  const s: RedisSettings = typeof settings === "string" ? { url: settings } : settings;
+  const u = new URL(s.url);
+  const tls = tlsOf(s);
+  const base: RedisOptions = {
+    connectionName: "scim-bridge",
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(tls ? { tls } : {}),
+    ...roleOptions(role, s.commandTimeoutMs ?? 5000),
+  };
+  let conn: RedisConnection;
+  if (s.clusterNodes?.length) {
+    const options: ClusterOptions = {
+      redisOptions: base,
+      enableOfflineQueue: base.enableOfflineQueue,
+      clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+      // during a failover the slot's master is gone until a replica is promoted: retry the command meanwhile
+      retryDelayOnClusterDown: 200,
+      retryDelayOnFailover: 200,
+      retryDelayOnTryAgain: 200,
+    };
+    conn = new Cluster(s.clusterNodes.map(address), options);
+  } else if (s.sentinels?.length) {
+    const db = Number(u.pathname.replace(/^\//, "") || 0);
+    conn = new Redis({
+      ...base, sentinels: s.sentinels.map(address), name: s.sentinelMaster ?? "mymaster", db,
+      // with TLS the sentinels are reached over TLS too (managed offerings serve both on TLS)
+      ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+      sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+  } else {
+    // a database index in the URL (redis://host:6379/3) is honoured by ioredis's URL parser
+    conn = new Redis(s.url, base);
+  }
+  targets.set(conn, { target: redisTarget(s), tls: Boolean(tls) });
+  return conn;
+}
+
 /** Connection for request-serving code: commands fail at once while Redis is down. */
-export function createStoreConnection(url: string, commandTimeoutMs = 5000): Redis {
-  return new Redis(url, { ...baseOptions(url, commandTimeoutMs), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+export function createStoreConnection(settings: RedisSettings | string, commandTimeoutMs?: number): RedisConnection {
+  const s: RedisSettings = typeof settings === "string" ? { url: settings } : settings;
+  return createRedisConnection(commandTimeoutMs === undefined ? s : { ...s, commandTimeoutMs }, "store");
 }
 
 /** Connection for BullMQ queues and workers (BullMQ requires maxRetriesPerRequest: null). */
-export function createQueueConnection(url: string): Redis {
-  return new Redis(url, { ...baseOptions(url), maxRetriesPerRequest: null, enableOfflineQueue: true });
+export function createQueueConnection(settings: RedisSettings | string): RedisConnection {
+  return createRedisConnection(settings, "queue");
 }
 
-/** Resolves once the connection is ready, or rejects after `timeoutMs`. */
-export function waitReady(redis: Redis, timeoutMs = 5000): Promise<void> {
+/** Raised when Redis cannot be reached at start; the message names what failed and what to do. */
+export class RedisUnavailableError extends Error {
+  constructor(message: string, cause?: Error) {
+    super(message, { cause });
+    this.name = this.constructor.name;
+  }
+}
+
+/**
+ * Resolves once the connection is ready. Rejects at once on a failure that retrying cannot fix (a TLS
+ * certificate or host name the client refuses, a server that does not speak TLS, wrong credentials), or
+ * after `timeoutMs` with the last error seen — never a bare "did not answer".
+ */
+export function waitReady(redis: RedisConnection, timeoutMs = 5000): Promise<void> {
   if (redis.status === "ready") return Promise.resolve();
+  const where = targets.get(redis) ?? { target: "Redis", tls: false };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    let last: Error | undefined;
+    let closes = 0;
+    const fail = (why: string, err?: Error) => {
       cleanup();
-      reject(new Error(`Redis did not answer within ${timeoutMs} ms`));
+      reject(new RedisUnavailableError(`${where.target}: ${why}`, err));
+    };
+    const timer = setTimeout(() => {
+      if (last) return fail(`no connection within ${timeoutMs} ms; last error: ${describeRedisError(last, where.tls)}`, last);
+      if (closes) return fail(`the server closed the connection ${closes} time(s) before answering within ${timeoutMs} ms`
+        + (where.tls ? "" : " (a port that expects TLS does this to a plain redis:// client: use rediss://)"));
+      fail(where.tls
+        ? `no TLS handshake within ${timeoutMs} ms: a server that does not speak TLS on this port leaves it unanswered (use redis:// or the server's TLS port); else is it running and reachable from here?`
+        : `did not answer within ${timeoutMs} ms (is it running and reachable from here?)`);
     }, timeoutMs);
     const onReady = () => { cleanup(); resolve(); };
-    const cleanup = () => { clearTimeout(timer); redis.off("ready", onReady); };
+    const onError = (err: Error) => {
+      last = err;
+      if (isFatalRedisError(err)) fail(describeRedisError(err, where.tls), err);
+    };
+    const onClose = () => { closes++; };
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+      redis.off("error", onError);
+      redis.off("close", onClose);
+      redis.off("node error", onError);
+    };
     redis.on("ready", onReady);
+    redis.on("error", onError);
+    redis.on("close", onClose);
+    // a cluster reports each node's failure as "node error" and only then its own "error"
+    if (redis instanceof Cluster) redis.on("node error", onError);
   });
 }

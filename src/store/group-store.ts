@@ -2,7 +2,7 @@
  * Groups of a directory in Redis. The body and the membership are stored apart, so a member delta never
  * rewrites the group and a read without members never loads them.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import {
@@ -47,8 +47,8 @@ function memberOpsJson(ops: MemberOp[]): string {
 
 /** Groups of every directory, on one Redis connection. */
 export class GroupStore {
-  private readonly redis: Redis & StoreCommands;
-  constructor(redis: Redis, private readonly keyPrefix: string, private readonly maxMembers = 200000) {
+  private readonly redis: RedisConnection & StoreCommands;
+  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxMembers = 200000) {
     this.redis = defineStoreCommands(redis);
   }
 

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 
 /** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
 export interface StoreCommands {
@@ -17,10 +17,10 @@ export interface StoreCommands {
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");
-const defined = new WeakSet<Redis>();
+const defined = new WeakSet<RedisConnection>();
 
 /** Defines every script on `redis` once; returns it typed with the commands. */
-export function defineStoreCommands(redis: Redis): Redis & StoreCommands {
+export function defineStoreCommands(redis: RedisConnection): RedisConnection & StoreCommands {
   if (!defined.has(redis)) {
     for (const file of fs.readdirSync(COMMANDS_DIR)) {
       const m = /^(\w+)-(\d+)\.lua$/.exec(file);
@@ -29,5 +29,5 @@ export function defineStoreCommands(redis: Redis): Redis & StoreCommands {
     }
     defined.add(redis);
   }
-  return redis as Redis & StoreCommands;
+  return redis as RedisConnection & StoreCommands;
 }

@@ -16,7 +16,7 @@
  * `pending` means not on the platform as the IdP wants it yet: never applied (set when its first change
  * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
@@ -69,7 +69,7 @@ return 1`;
 
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
 
   private keys(dir: string): DirectoryKeys {
     return new DirectoryKeys(this.keyPrefix, dir);

@@ -2,7 +2,7 @@
  * Users of a directory in Redis: atomic writes (with their outbox entry) and reads in one round trip.
  * Indexed values (userName, externalId, emails, displayName) are derived here from the body.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
@@ -48,8 +48,8 @@ function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
 
 /** Users of every directory, on one Redis connection. */
 export class UserStore {
-  private readonly redis: Redis & StoreCommands;
-  constructor(redis: Redis, private readonly keyPrefix: string) {
+  private readonly redis: RedisConnection & StoreCommands;
+  constructor(redis: RedisConnection, private readonly keyPrefix: string) {
     this.redis = defineStoreCommands(redis);
   }
 
@@ -58,7 +58,7 @@ export class UserStore {
   }
 
   /** The Redis connection (for small helpers that share it). */
-  get connection(): Redis {
+  get connection(): RedisConnection {
     return this.redis;
   }
 

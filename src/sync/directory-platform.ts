@@ -3,7 +3,7 @@
  * the directory names, its share of the Redis rate limit, and metrics per call. A directory that cannot get
  * a client (no key, a plain-http URL without the opt-in) gets the reason instead.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { createPlatformClient, type PlatformClient } from "../platform";
@@ -13,7 +13,7 @@ import { SharedRateLimiter } from "./shared-rate-limiter";
 
 /** A client for `dir`, or the reason there is none. */
 export function createDirectoryPlatform(
-  dir: DirectoryConfig, config: Config, redis: Redis, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics,
+  dir: DirectoryConfig, config: Config, redis: RedisConnection, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics,
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;

@@ -12,7 +12,7 @@
  * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
  * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import { DirectoryKeys, SyncStateStore, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
@@ -49,9 +49,9 @@ export class OutboxDispatcher {
 
   constructor(
     /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     /** Used only for the blocking XREADGROUP. */
-    private readonly blocking: Redis,
+    private readonly blocking: RedisConnection,
     private readonly queues: SyncQueues,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,

@@ -5,7 +5,7 @@
  * platform account (same base URL) share one set: `<prefix>:acct:<sha1(baseUrl)>:external-users`.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 
 /** Raised when provisioning one more external user would pass the limit. */
 export class ExternalUserLimitError extends Error {
@@ -53,7 +53,7 @@ export function externalUserUsageReport(count: number, limit: number): ExternalU
 
 /** Usage of the external-user limit, shared by the directories of one platform account. */
 export class ExternalUserUsage {
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
 
   key(baseUrl: string): string {
     return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:external-users`;

@@ -4,7 +4,7 @@
  * a failure to `outcome.ts`, which decides what BullMQ does next.
  */
 import type { Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Queue } from "bullmq";
 import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
@@ -16,7 +16,7 @@ import { settleResync, startResync } from "./resync";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
-  redis: Redis;
+  redis: RedisConnection;
   keyPrefix: string;
   queue: Queue;
   pause(reason: string): Promise<void>;

@@ -3,7 +3,7 @@
  * the reconcilers (follow-ups), the admin API and the CLI.
  */
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import type { SyncKind } from "../store";
 import { RECONCILE, RESYNC, dedupId, queueName, queuePrefix, type ReconcileJobData, type ResyncJobData } from "./jobs";
@@ -12,7 +12,7 @@ import { RECONCILE, RESYNC, dedupId, queueName, queuePrefix, type ReconcileJobDa
 export class SyncQueues {
   private readonly queues = new Map<string, Queue>();
 
-  constructor(private readonly connection: Redis, private readonly config: Config) {}
+  constructor(private readonly connection: RedisConnection, private readonly config: Config) {}
 
   /** The queue of a directory (created on first use). */
   queue(directoryId: string): Queue {

@@ -15,7 +15,7 @@
  * the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from overlapping.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import { DirectoryKeys, type SyncKind } from "../store";
 import type { Outcome, ReconcileContext } from "./context";
 import { embedGroupName } from "./mapping/embed-user";
@@ -67,7 +67,7 @@ export interface ResyncProgress {
 }
 
 /** Reads a directory's resync progress. */
-export async function readResync(redis: Redis, keyPrefix: string, dir: string): Promise<ResyncProgress> {
+export async function readResync(redis: RedisConnection, keyPrefix: string, dir: string): Promise<ResyncProgress> {
   const h = await redis.hgetall(resyncKeys(keyPrefix, dir).progress);
   const n = (k: string) => Number(h[k] ?? 0);
   return {
@@ -84,7 +84,7 @@ export function resyncPercent(p: ResyncProgress): number {
 }
 
 /** Counts a settled reconcile toward the running resync, if it waits for that resource. */
-export async function settleResync(redis: Redis, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
+export async function settleResync(redis: RedisConnection, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
   const k = resyncKeys(keyPrefix, dir);
   await redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString());
 }
@@ -103,7 +103,7 @@ function differs(sent: Record<string, unknown>, onPlatform: Record<string, unkno
 }
 
 interface ResyncDeps extends ReconcileContext {
-  redis: Redis;
+  redis: RedisConnection;
   keyPrefix: string;
 }
 

@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../store/connection";
 import type { CallLimiter } from "../platform";
 
 /*
@@ -31,7 +31,7 @@ return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`
 export class SharedRateLimiter implements CallLimiter {
   private readonly windowMs: number;
 
-  constructor(private readonly redis: Redis, private readonly key: string, private readonly max: number, durationMs: number) {
+  constructor(private readonly redis: RedisConnection, private readonly key: string, private readonly max: number, durationMs: number) {
     this.windowMs = durationMs + Math.max(5, Math.ceil(durationMs / 100));
   }
 

@@ -5,7 +5,7 @@
  * queues) to check what survived. `close()` kills every process, then deletes the prefix's keys.
  */
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../../src/store";
 import { hashToken } from "../../src/auth/token";
 import type { FaultsInput } from "../../src/simulator/faults-schema";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady, type SyncStatus } from "../../src/store";
@@ -47,7 +47,7 @@ export interface FaultEnv {
   /** The bridge config every process gets (SCIM_BRIDGE_CONFIG_JSON). */
   config: Record<string, unknown>;
   /** The test's connection: rides out Redis restarts like a worker's. */
-  redis: Redis;
+  redis: RedisConnection;
   users: UserStore;
   groups: GroupStore;
   state: SyncStateStore;

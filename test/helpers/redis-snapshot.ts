@@ -4,22 +4,14 @@
  * sets, sorted sets (with scores), lists and streams (entry ids and fields) — and whether it has a TTL.
  * Nothing is skipped unless the caller names it in `ignore`.
  */
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../../src/store";
+import { scanKeys } from "./redis";
 
 export type RedisSnapshot = Record<string, { type: string; ttl: boolean; value: unknown }>;
 
-async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
-  const out: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    out.push(...keys);
-  } while (cursor !== "0");
-  return out;
-}
+const scanAll = scanKeys;
 
-async function read(redis: Redis, key: string, type: string): Promise<unknown> {
+async function read(redis: RedisConnection, key: string, type: string): Promise<unknown> {
   switch (type) {
     case "string": return redis.get(key);
     case "hash": return Object.fromEntries(Object.entries(await redis.hgetall(key)).sort(([a], [b]) => a.localeCompare(b)));
@@ -32,7 +24,7 @@ async function read(redis: Redis, key: string, type: string): Promise<unknown> {
 }
 
 /** Every key under `prefix` with its type and value; keys matching `ignore` are left out. */
-export async function snapshotRedis(redis: Redis, prefix: string, ignore?: RegExp): Promise<RedisSnapshot> {
+export async function snapshotRedis(redis: RedisConnection, prefix: string, ignore?: RegExp): Promise<RedisSnapshot> {
   const keys = [...new Set([...(await scanAll(redis, `${prefix}*`)), ...(await scanAll(redis, `{${prefix}}*`))])]
     .filter((k) => !ignore || !ignore.test(k))
     .sort();
@@ -49,7 +41,7 @@ export async function snapshotRedis(redis: Redis, prefix: string, ignore?: RegEx
  * Runs `action` and asserts that nothing under `prefix` changed (same keys, types, values and TTL
  * presence). Returns what `action` returned.
  */
-export async function expectUnchanged<T>(redis: Redis, prefix: string, action: () => Promise<T>, ignore?: RegExp): Promise<T> {
+export async function expectUnchanged<T>(redis: RedisConnection, prefix: string, action: () => Promise<T>, ignore?: RegExp): Promise<T> {
   const before = await snapshotRedis(redis, prefix, ignore);
   const result = await action();
   expect(await snapshotRedis(redis, prefix, ignore)).toEqual(before);

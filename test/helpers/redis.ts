@@ -1,33 +1,65 @@
 /**
  * Test isolation on the shared Redis: every suite gets its own key prefix (`test-<uuid>`) and deletes only
  * keys under it, so tests can run while a demo uses the same Redis.
+ *
+ * The same suites run on a Redis Cluster (the jest project `cluster`, see test/helpers/redis-cluster.ts):
+ * its global setup sets TEST_REDIS_CLUSTER_NODES, and every helper then connects through the cluster.
  */
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster } from "ioredis";
+import { createQueueConnection, type RedisConnection, type RedisSettings } from "../../src/store";
 
 /** The Redis every test talks to. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** Seed nodes of the test Redis Cluster (`host:port`, from TEST_REDIS_CLUSTER_NODES), or none. */
+export const TEST_CLUSTER_NODES = (process.env.TEST_REDIS_CLUSTER_NODES ?? "").split(",").filter(Boolean);
+
+/** Connection settings of the test Redis (single, or the cluster of the `cluster` project). */
+export const TEST_REDIS: RedisSettings = { url: TEST_REDIS_URL, clusterNodes: TEST_CLUSTER_NODES };
+
+/** Environment for `loadConfig` that points the bridge at the test Redis. */
+export const TEST_REDIS_ENV: Record<string, string> = {
+  REDIS_URL: TEST_REDIS_URL,
+  ...(TEST_CLUSTER_NODES.length ? { REDIS_CLUSTER_NODES: TEST_CLUSTER_NODES.join(",") } : {}),
+};
 
 /** A fresh prefix for one suite or test. */
 export function testPrefix(): string {
   return `test-${randomUUID()}`;
 }
 
-/** Deletes every key that starts with `prefix` (SCAN, never KEYS) — covers `{prefix}` BullMQ keys too. */
-export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
+/** Every key matching `pattern` (SCAN, never KEYS; on a cluster, SCAN of every master). */
+export async function scanKeys(redis: RedisConnection, pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const node of redis instanceof Cluster ? redis.nodes("master") : [redis]) {
     let cursor = "0";
     do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
       cursor = next;
-      if (keys.length) await redis.unlink(...keys);
+      out.push(...keys);
     } while (cursor !== "0");
   }
+  return out;
+}
+
+/** Deletes keys (one command per key on a cluster, where a multi-key UNLINK must stay in one slot). */
+export async function unlinkKeys(redis: RedisConnection, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
+    if (redis instanceof Cluster) await Promise.all(chunk.map((k) => redis.unlink(k)));
+    else if (chunk.length) await redis.unlink(...chunk);
+  }
+}
+
+/** Deletes every key that starts with `prefix` — covers `{prefix}` BullMQ keys too. */
+export async function cleanPrefix(redis: RedisConnection, prefix: string): Promise<void> {
+  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) await unlinkKeys(redis, await scanKeys(redis, pattern));
 }
 
 /** `cleanPrefix` on a connection of its own (for suites that hold no connection of their own). */
 export async function cleanPrefixAt(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
+  const redis = createQueueConnection(url === TEST_REDIS_URL ? TEST_REDIS : url);
   try {
     await cleanPrefix(redis, prefix);
   } finally {

@@ -3,21 +3,20 @@
  * each with its own token. `close()` deletes the prefix's keys and disconnects.
  */
 import type { Express } from "express";
-import { Redis } from "ioredis";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
-import { GroupStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
+import { GroupStore, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { createLogger } from "../../src/observability/logger";
-import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
+import { cleanPrefix, testPrefix, TEST_REDIS_ENV } from "./redis";
 
 export const TOKENS = { acme: "acme-token-1", globex: "globex-token-1" } as const;
 
 export interface TestScim {
   app: Express;
   config: Config;
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   users: UserStore;
   groups: GroupStore;
@@ -34,7 +33,7 @@ function dirConfig(id: string, token: string) {
 export async function startScim(overrides: Record<string, unknown> = {}): Promise<TestScim> {
   const prefix = testPrefix();
   const config = loadConfig({
-    env: { REDIS_URL: TEST_REDIS_URL },
+    env: TEST_REDIS_ENV,
     overrides: {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },
@@ -43,7 +42,7 @@ export async function startScim(overrides: Record<string, unknown> = {}): Promis
       ...overrides,
     },
   });
-  const redis = createStoreConnection(config.redis.url);
+  const redis = createStoreConnection(config.redis);
   await waitReady(redis);
   const users = new UserStore(redis, prefix);
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);

@@ -8,17 +8,16 @@
  */
 import type { Express } from "express";
 import request from "supertest";
-import { Redis } from "ioredis";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
 import { createLogger } from "../../src/observability/logger";
-import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../../src/store";
+import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { SyncQueues } from "../../src/sync/queues";
-import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
+import { cleanPrefix, scanKeys, testPrefix, unlinkKeys, TEST_REDIS_ENV } from "./redis";
 
 export const PLATFORM_KEY = "test-platform-key-0001";
 export const SIM_TOKEN = "test-sim-token";
@@ -43,7 +42,7 @@ export interface SyncEnv {
   app: Express;
   config: Config;
   prefix: string;
-  redis: Redis;
+  redis: RedisConnection;
   users: UserStore;
   groups: GroupStore;
   state: SyncStateStore;
@@ -119,7 +118,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   });
   const platform = { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" };
   const config = loadConfig({
-    env: { REDIS_URL: TEST_REDIS_URL },
+    env: TEST_REDIS_ENV,
     overrides: {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },
@@ -143,14 +142,14 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       ],
     },
   });
-  const redis = createStoreConnection(config.redis.url);
+  const redis = createStoreConnection(config.redis);
   await waitReady(redis);
   const users = new UserStore(redis, prefix);
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
   const state = new SyncStateStore(redis, prefix);
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });
-  const queueConnection = createQueueConnection(config.redis.url);
+  const queueConnection = createQueueConnection(config.redis);
   const env: SyncEnv = {
     sim, app, config, prefix, redis, users, groups, state,
     queues: new SyncQueues(queueConnection, config),
@@ -179,8 +178,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       queueConnection.disconnect();
       await sim.close();
       await cleanPrefix(redis, prefix);
-      const accountKeys = await redis.keys(`${prefix}:acct:*`);
-      if (accountKeys.length) await redis.del(...accountKeys);
+      await unlinkKeys(redis, await scanKeys(redis, `${prefix}:acct:*`));
       redis.disconnect();
     },
   };

@@ -1,10 +1,9 @@
 import net from "node:net";
 import request from "supertest";
-import { Redis } from "ioredis";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 import { createScimApp } from "../../src/scim/app";
-import { GroupStore, UserStore, createStoreConnection } from "../../src/store";
+import { GroupStore, UserStore, createStoreConnection, type RedisConnection } from "../../src/store";
 import { createLogger } from "../../src/observability/logger";
 
 let s: TestScim;
@@ -47,7 +46,7 @@ describe("error responses", () => {
 });
 
 describe("when Redis cannot be reached", () => {
-  let down: { app: ReturnType<typeof createScimApp>; redis: Redis };
+  let down: { app: ReturnType<typeof createScimApp>; redis: RedisConnection };
 
   beforeAll(async () => {
     const port = await new Promise<number>((resolve) => {

@@ -1,14 +1,13 @@
-import { Redis } from "ioredis";
-import { GroupStore, UserStore, createStoreConnection, waitReady } from "../../src/store";
-import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
+import { GroupStore, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
-let redis: Redis;
+let redis: RedisConnection;
 let prefix: string;
 let users: UserStore;
 let groups: GroupStore;
 
 beforeAll(async () => {
-  redis = createStoreConnection(TEST_REDIS_URL);
+  redis = createStoreConnection(TEST_REDIS);
   await waitReady(redis);
 });
 beforeEach(() => {

@@ -28,7 +28,7 @@ describe("the outbox sweeper", () => {
     const lost = await createUser(e, "wf", "swept@example.com");
     const [lostEntry] = await readAs("dead-dispatcher");
     expect(lostEntry).toBeDefined();
-    await e.redis.xclaim(outbox, DISPATCH_GROUP, "dead-dispatcher", 0, lostEntry, "IDLE", 60000); // read a minute ago
+    await e.redis.call("XCLAIM", outbox, DISPATCH_GROUP, "dead-dispatcher", 0, lostEntry, "IDLE", 60000); // read a minute ago
 
     const busy = await createUser(e, "wf", "in.flight@example.com");
     const [busyEntry] = await readAs("live-dispatcher"); // read just now by a dispatcher that is still working on it

@@ -9,7 +9,7 @@ import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
 export async function redisBackend(config: Config): Promise<OpsBackend> {
-  const redis = createQueueConnection(config.redis.url);
+  const redis = createQueueConnection(config.redis);
   redis.on("error", () => undefined);
   try {
     await waitReady(redis, 5000);
