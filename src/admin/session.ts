@@ -1,12 +1,12 @@
 /**
  * Admin authentication for people and programs. Programs send `Authorization: Bearer <admin token>`.
  * People sign in once on the status page with the same token; the bridge then keeps a random session id
- * in Redis (`<prefix>:admin:session:<id>`, 8 h) and in an HttpOnly, SameSite=Strict cookie: the token
+ * in Redis (AdminSessionStore, src/store/admin-session-store.ts; 8 h) and in an HttpOnly, SameSite=Strict cookie: the token
  * itself is never stored in the browser. Admin tokens and SCIM tokens are different hash lists.
  */
 import { randomBytes } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import type { RedisConnection } from "../store/connection";
+import { AdminSessionStore, type RedisConnection } from "../store";
 import { presentedToken, tokenMatches } from "../auth/token";
 
 export const SESSION_COOKIE = "sb_admin";
@@ -26,12 +26,10 @@ export type AdminAuth = "ok" | "wrong-token" | "none";
 /** Admin sessions on Redis. */
 export class AdminSessions {
   private readonly hashes: Buffer[];
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, tokenHashes: string[]) {
+  private readonly store: AdminSessionStore;
+  constructor(redis: RedisConnection, keyPrefix: string, tokenHashes: string[]) {
     this.hashes = tokenHashes.map((h) => Buffer.from(h, "hex"));
-  }
-
-  private key(id: string): string {
-    return `${this.keyPrefix}:admin:session:${id}`;
+    this.store = new AdminSessionStore(redis, keyPrefix);
   }
 
   /** True for a valid admin token. */
@@ -45,13 +43,13 @@ export class AdminSessions {
     if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header)) ? "ok" : "wrong-token";
     const sid = cookie(req, SESSION_COOKIE);
     if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return "none";
-    return (await this.redis.exists(this.key(sid))) === 1 ? "ok" : "none";
+    return (await this.store.exists(sid)) ? "ok" : "none";
   }
 
   /** Starts a session and sets its cookie. */
   async start(req: Request, res: Response): Promise<void> {
     const sid = randomBytes(24).toString("base64url");
-    await this.redis.set(this.key(sid), "1", "EX", SESSION_TTL_S);
+    await this.store.create(sid, SESSION_TTL_S);
     const secure = req.secure ? "; Secure" : "";
     res.setHeader("Set-Cookie", `${SESSION_COOKIE}=${sid}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${SESSION_TTL_S}${secure}`);
   }
@@ -59,7 +57,7 @@ export class AdminSessions {
   /** Ends the session of this request. */
   async end(req: Request, res: Response): Promise<void> {
     const sid = cookie(req, SESSION_COOKIE);
-    if (sid) await this.redis.del(this.key(sid));
+    if (sid) await this.store.remove(sid);
     res.setHeader("Set-Cookie", `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=0`);
   }
 

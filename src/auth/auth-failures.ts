@@ -10,16 +10,11 @@
  * trusts count: a client cannot pick its address with X-Forwarded-For, so it can neither dodge its own
  * limit nor get another client's address throttled.
  *
- * Counts live in Redis (keys from src/store/auth-failure-keys.ts), shared by every server process; the
+ * Counts live in Redis (AuthFailureStore; keys from src/store/auth-failure-keys.ts), shared by every server process; the
  * check of a blocked scope is an in-memory list, so a flood of wrong tokens costs no Redis call once
  * blocked. Without Redis the limiter lets requests through (the SCIM request then gets its 503).
  */
-import type { RedisConnection } from "../store/connection";
-
-const COUNT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return {n, redis.call('PTTL', KEYS[1])}`;
+import { AuthFailureStore, type RedisConnection } from "../store";
 
 /** Most blocked scopes remembered in memory (bounded under a spray of addresses). */
 const MAX_BLOCKED = 100_000;
@@ -28,7 +23,10 @@ const MAX_BLOCKED = 100_000;
 export class AuthFailureLimiter {
   private readonly blocked = new Map<string, number>();
 
-  constructor(private readonly redis: RedisConnection | undefined, readonly maxFailures: number, readonly windowSeconds: number) {}
+  private readonly store?: AuthFailureStore;
+  constructor(redis: RedisConnection | undefined, readonly maxFailures: number, readonly windowSeconds: number) {
+    this.store = redis && new AuthFailureStore(redis);
+  }
 
   /** Seconds `key` must still wait before a failure is answered with 401 again, or 0. */
   retryAfter(key: string): number {
@@ -45,9 +43,9 @@ export class AuthFailureLimiter {
    */
   async fail(key: string): Promise<number> {
     const wait = this.retryAfter(key);
-    if (wait || !this.redis) return wait;
+    if (wait || !this.store) return wait;
     try {
-      const [n, pttl] = (await this.redis.eval(COUNT, 1, key, String(this.windowSeconds))) as [number, number];
+      const { n, pttl } = await this.store.count(key, this.windowSeconds);
       if (n < this.maxFailures) return 0;
       if (this.blocked.size >= MAX_BLOCKED) this.blocked.clear();
       const ms = Math.max(1, pttl);

@@ -1,7 +1,7 @@
 /**
  * What the bridge knows of each resource on the platform (the sync state), next to the desired state.
  *
- * Keys (P = `<keyPrefix>:{<directoryId>}:`):
+ * Keys (built in sync-state-keys.ts; P = `<keyPrefix>:{<directoryId>}:`):
  *   P s:<k>:<id>      HASH  pid (platform id), h (hash of the last payload applied), st (status),
  *                           a (attempts of the current failure streak), e (last error: the platform's message),
  *                           t (status changed at), sy (last synced at), x (embed externalId applied),
@@ -17,7 +17,7 @@
  * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.
  */
 import type { RedisConnection } from "./connection";
-import { DirectoryKeys } from "./keys";
+import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
 export const SYNC_STATUSES: SyncStatus[] = ["pending", "synced", "failed", "deprovisioned"];
@@ -53,10 +53,6 @@ function parseRecord(h: Record<string, string>): SyncRecord {
   };
 }
 
-function k(kind: SyncKind): string {
-  return kind === "user" ? "u" : "g";
-}
-
 /*
   KEYS[1] the resource's sync-state hash, KEYS[2] the pending status set; ARGV[1] "<k>:<id>", ARGV[2] now
   Marks a resource pending unless it already has a status. Output: 1 when marked, else 0.
@@ -71,24 +67,24 @@ return 1`;
 export class SyncStateStore {
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
 
-  private keys(dir: string): DirectoryKeys {
-    return new DirectoryKeys(this.keyPrefix, dir);
+  keys(dir: string): SyncStateKeys {
+    return new SyncStateKeys(this.keyPrefix, dir);
   }
 
   key(dir: string, kind: SyncKind, id: string): string {
-    return `${this.keys(dir).prefix}s:${k(kind)}:${id}`;
+    return this.keys(dir).record(kind, id);
   }
 
   appliedMembersKey(dir: string, groupId: string): string {
-    return `${this.keys(dir).prefix}s:gm:${groupId}`;
+    return this.keys(dir).appliedMembers(groupId);
   }
 
   statusKey(dir: string, status: SyncStatus): string {
-    return `${this.keys(dir).prefix}s:st:${status}`;
+    return this.keys(dir).status(status);
   }
 
   metaKey(dir: string): string {
-    return `${this.keys(dir).prefix}s:meta`;
+    return this.keys(dir).meta;
   }
 
   async get(dir: string, kind: SyncKind, id: string): Promise<SyncRecord> {
@@ -199,7 +195,17 @@ export class SyncStateStore {
 
   /** Remembers embed-tenant group names the bridge has applied (`P s:embed-groups`), for resync. */
   async trackEmbedGroups(dir: string, names: string[]): Promise<void> {
-    if (names.length) await this.redis.sadd(`${this.keys(dir).prefix}s:embed-groups`, ...names);
+    if (names.length) await this.redis.sadd(this.keys(dir).embedGroups, ...names);
+  }
+
+  /** Embed-tenant group names the bridge has applied. */
+  embedGroups(dir: string): Promise<string[]> {
+    return this.redis.smembers(this.keys(dir).embedGroups);
+  }
+
+  /** Forgets an applied embed-tenant group name (after the resync deleted the group). */
+  async untrackEmbedGroup(dir: string, name: string): Promise<void> {
+    await this.redis.srem(this.keys(dir).embedGroups, name);
   }
 
   async redisDel(key: string): Promise<void> {

@@ -7,7 +7,7 @@ import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { createPlatformClient, type PlatformClient } from "../platform";
-import { DirectoryKeys } from "../store";
+import { RateWindowStore } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
 import { SharedRateLimiter } from "./shared-rate-limiter";
 
@@ -22,7 +22,7 @@ export function createDirectoryPlatform(
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
       maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
-      limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
+      limiter: new SharedRateLimiter(new RateWindowStore(redis, config.redis.keyPrefix), dir.id, dir.rateLimit.max, dir.rateLimit.durationMs),
       retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
       onCall: metrics ? ({ method, path, status, durationMs }) => {
         const endpoint = endpointLabel(method, path);

@@ -2,10 +2,9 @@
  * The account-wide limit of external users ("external users per account: 10,000 (raisable through
  * support)"). External users are account-wide and the contract shows no way to delete one, so every
  * externalId ever provisioned counts, whichever directory provisioned it. Directories that talk to the same
- * platform account (same base URL) share one set: `<prefix>:acct:<sha1(baseUrl)>:external-users`.
+ * platform account (same base URL) share one set, kept by ExternalUserStore (src/store/external-user-store.ts).
  */
-import { createHash } from "node:crypto";
-import type { RedisConnection } from "../store/connection";
+import { ExternalUserStore, type RedisConnection } from "../store";
 
 /** Raised when provisioning one more external user would pass the limit. */
 export class ExternalUserLimitError extends Error {
@@ -14,17 +13,6 @@ export class ExternalUserLimitError extends Error {
     this.name = this.constructor.name;
   }
 }
-
-/*
-  KEYS[1] the account's set; ARGV[1] externalId, ARGV[2] limit
-  Output: {ok (1|0), usage after, added (1 when this call counted it)}
-*/
-const RESERVE = `
-local n = redis.call('SCARD', KEYS[1])
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return {1, n, 0} end
-if n >= tonumber(ARGV[2]) then return {0, n, 0} end
-redis.call('SADD', KEYS[1], ARGV[1])
-return {1, n + 1, 1}`;
 
 /** Share of the limit from which a warning is logged and shown ("a warning is logged and exposed at 90%"). */
 export const EXTERNAL_USER_WARNING_RATIO = 0.9;
@@ -53,10 +41,13 @@ export function externalUserUsageReport(count: number, limit: number): ExternalU
 
 /** Usage of the external-user limit, shared by the directories of one platform account. */
 export class ExternalUserUsage {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  private readonly store: ExternalUserStore;
+  constructor(redis: RedisConnection, keyPrefix: string) {
+    this.store = new ExternalUserStore(redis, keyPrefix);
+  }
 
   key(baseUrl: string): string {
-    return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:external-users`;
+    return this.store.key(baseUrl);
   }
 
   /**
@@ -65,19 +56,19 @@ export class ExternalUserUsage {
    * whether this call added it (so a call the platform refuses can give the slot back with `release`).
    */
   async reserve(baseUrl: string, externalId: string, limit: number): Promise<{ usage: number; added: boolean }> {
-    const [ok, n, added] = (await this.redis.eval(RESERVE, 1, this.key(baseUrl), externalId, String(limit))) as [number, number, number];
+    const { ok, usage, added } = await this.store.reserve(baseUrl, externalId, limit);
     if (!ok) throw new ExternalUserLimitError(limit);
-    return { usage: n, added: added === 1 };
+    return { usage, added };
   }
 
   /** Gives back a slot `reserve` added for an external user the platform refused to create. */
   async release(baseUrl: string, externalId: string): Promise<void> {
-    await this.redis.srem(this.key(baseUrl), externalId);
+    await this.store.release(baseUrl, externalId);
   }
 
   /** Number of external users the account holds (as far as the bridge has provisioned them). */
   count(baseUrl: string): Promise<number> {
-    return this.redis.scard(this.key(baseUrl));
+    return this.store.count(baseUrl);
   }
 
   /** The account's usage against `limit`, with the 90% warning flag. */

@@ -9,14 +9,13 @@
  * Every desired resource is then reconciled (deduplicated jobs, so never twice at once with the normal
  * flow); unchanged ones make no call, so a resync with no drift makes no write call.
  *
- * Progress lives in `<P>resync` (HASH: id, status, phase, total, done, created, updated, deactivated,
- * deleted, unchanged, failed, startedAt, finishedAt, requestedBy, error); the resources it still waits for in
- * `<P>resync:pending` (SET of "<kind>:<id>"). Each reconcile that settles one of them counts its outcome;
- * the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from overlapping.
+ * Progress and the resources still waited for are kept by ResyncStore (src/store/resync-store.ts, keys in
+ * resync-keys.ts); each reconcile that settles one of them counts its outcome; the last one marks the resync
+ * done. A lock keeps two resyncs of a directory from overlapping.
  */
 import { randomUUID } from "node:crypto";
 import type { RedisConnection } from "../store/connection";
-import { DirectoryKeys, type SyncKind } from "../store";
+import { ResyncKeys, ResyncStore, type ResyncProgress, type SyncKind } from "../store";
 import type { Outcome, ReconcileContext } from "./context";
 import { embedGroupName } from "./mapping/embed-user";
 import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
@@ -26,55 +25,16 @@ const LOCK_TTL_S = 6 * 3600;
 /** Resources read per round trip, and reconciles enqueued at once, while a resync lists and queues. */
 const BATCH = 500;
 
-/*
-  KEYS[1] pending set, KEYS[2] progress hash, KEYS[3] lock; ARGV[1] "<kind>:<id>", ARGV[2] outcome field, ARGV[3] now
-  Counts one settled resource if the running resync waits for it; finishes the resync on the last one.
-*/
-const SETTLE = `
-if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[2], 'done', 1)
-redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
-if redis.call('SCARD', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[2], 'status', 'done', 'phase', 'done', 'finishedAt', ARGV[3])
-  redis.call('DEL', KEYS[3])
-end
-return 1`;
-
-/** Keys of a directory's resync. */
-export function resyncKeys(keyPrefix: string, dir: string): { progress: string; pending: string; lock: string } {
-  const p = new DirectoryKeys(keyPrefix, dir).prefix;
-  return { progress: `${p}resync`, pending: `${p}resync:pending`, lock: `${p}resync:lock` };
+/** Keys of a directory's resync (built in src/store/resync-keys.ts). */
+export function resyncKeys(keyPrefix: string, dir: string): ResyncKeys {
+  return new ResyncKeys(keyPrefix, dir);
 }
 
-/** Progress of the latest resync of a directory, as stored (numbers parsed). */
-export interface ResyncProgress {
-  id?: string;
-  status?: "running" | "done";
-  phase?: string;
-  total: number;
-  done: number;
-  created: number;
-  updated: number;
-  deactivated: number;
-  deleted: number;
-  unchanged: number;
-  failed: number;
-  startedAt?: string;
-  finishedAt?: string;
-  requestedBy?: string;
-  /** Why the listing phase failed (phase "failed"). */
-  error?: string;
-}
+export type { ResyncProgress };
 
 /** Reads a directory's resync progress. */
-export async function readResync(redis: RedisConnection, keyPrefix: string, dir: string): Promise<ResyncProgress> {
-  const h = await redis.hgetall(resyncKeys(keyPrefix, dir).progress);
-  const n = (k: string) => Number(h[k] ?? 0);
-  return {
-    id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
-    updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"),
-    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...(h.error ? { error: h.error } : {}),
-  };
+export function readResync(redis: RedisConnection, keyPrefix: string, dir: string): Promise<ResyncProgress> {
+  return new ResyncStore(redis, keyPrefix).read(dir);
 }
 
 /** Percent done; a finished resync with nothing to do (total 0) is complete, not at 0% (a failed one is not). */
@@ -85,8 +45,7 @@ export function resyncPercent(p: ResyncProgress): number {
 
 /** Counts a settled reconcile toward the running resync, if it waits for that resource. */
 export async function settleResync(redis: RedisConnection, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
-  const k = resyncKeys(keyPrefix, dir);
-  await redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString());
+  await new ResyncStore(redis, keyPrefix).settle(dir, `${kind}:${id}`, outcome);
 }
 
 /** Fields of the workforce payload compared with the platform's copy (only what the bridge sends). */
@@ -183,12 +142,12 @@ async function embedDrift(c: ResyncDeps, groupIds: string[]): Promise<number> {
     const name = g ? embedGroupName(String(g.body.displayName), c.dir.embed!) : undefined;
     if (name) desiredNames.add(name);
   }
-  const applied = new Set(await c.redis.smembers(`${new DirectoryKeys(c.keyPrefix, c.dir.id).prefix}s:embed-groups`));
+  const applied = new Set(await c.state.embedGroups(c.dir.id));
   let deleted = 0;
   for await (const g of c.platform.embed.iterateGroups(tenant)) {
     if (applied.has(g.name) && !desiredNames.has(g.name)) {
       await c.platform.embed.deleteGroup(tenant, g.id);
-      await c.redis.srem(`${new DirectoryKeys(c.keyPrefix, c.dir.id).prefix}s:embed-groups`, g.name);
+      await c.state.untrackEmbedGroup(c.dir.id, g.name);
       deleted++;
     }
   }
@@ -201,14 +160,11 @@ async function embedDrift(c: ResyncDeps, groupIds: string[]): Promise<number> {
  */
 export async function startResync(c: ResyncDeps, requestedBy: string): Promise<boolean> {
   const dir = c.dir.id;
-  const k = resyncKeys(c.keyPrefix, dir);
+  const store = new ResyncStore(c.redis, c.keyPrefix);
   const id = randomUUID();
-  if (!(await c.redis.set(k.lock, id, "EX", LOCK_TTL_S, "NX"))) return false;
+  if (!(await store.lock(dir, id, LOCK_TTL_S))) return false;
   try {
-    await c.redis.multi().del(k.progress, k.pending)
-      .hset(k.progress, "id", id, "status", "running", "phase", "listing", "total", 0, "done", 0, "created", 0, "updated", 0,
-        "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "startedAt", new Date().toISOString(), "requestedBy", requestedBy)
-      .exec();
+    await store.begin(dir, id, requestedBy);
     const userIds = await c.users.ids(dir);
     const groupIds = await c.groups.ids(dir);
     const work: Array<[SyncKind, string]> = [...userIds.map((u) => ["user", u] as [SyncKind, string]), ...groupIds.map((g) => ["group", g] as [SyncKind, string])];
@@ -216,24 +172,21 @@ export async function startResync(c: ResyncDeps, requestedBy: string): Promise<b
       work.push(...await workforceDrift(c, userIds, groupIds));
     } else {
       const deleted = await embedDrift(c, groupIds);
-      if (deleted) await c.redis.hincrby(k.progress, "deleted", deleted);
+      if (deleted) await store.count(dir, "deleted", deleted);
       // users the bridge provisioned and the IdP no longer has are deprovisioned (if not already)
       for (const uid of await c.state.known(dir, "user")) if (!userIds.includes(uid)) work.push(["user", uid]);
     }
     const unique = [...new Map(work.map((w) => [`${w[0]}:${w[1]}`, w])).values()];
     if (unique.length === 0) {
-      await c.redis.multi().hset(k.progress, "status", "done", "phase", "done", "finishedAt", new Date().toISOString()).del(k.lock).exec();
+      await store.finish(dir);
       return true;
     }
-    for (let i = 0; i < unique.length; i += 1000) {
-      await c.redis.sadd(k.pending, ...unique.slice(i, i + 1000).map(([kind, rid]) => `${kind}:${rid}`));
-    }
-    await c.redis.hset(k.progress, "total", unique.length, "phase", "reconciling");
+    await store.waitFor(dir, unique.map(([kind, rid]) => `${kind}:${rid}`));
     // enqueued BATCH at a time (one Redis pipeline each) rather than one round trip per resource
     for (let i = 0; i < unique.length; i += BATCH) await Promise.all(unique.slice(i, i + BATCH).map(([kind, rid]) => c.enqueue(kind, rid)));
     return true;
   } catch (err) {
-    await c.redis.multi().hset(k.progress, "status", "done", "phase", "failed", "finishedAt", new Date().toISOString(), "error", (err as Error).message).del(k.lock, k.pending).exec();
+    await store.fail(dir, (err as Error).message);
     throw err;
   }
 }

@@ -2,49 +2,35 @@
  * A rate limiter shared by every worker process of a directory, in Redis: a sliding-window log of at most
  * `max` calls per `durationMs` (the directory's `rateLimit`). Like the client's local limiter, a call's
  * entry is re-stamped with its completion time, so the platform never sees more than `max` requests in
- * any window whatever the latency. Key: `<P>s:rate` (a ZSET of call tokens scored by time, ms).
+ * any window whatever the latency. The window (`<P>s:rate`) and its script are RateWindowStore's
+ * (src/store/rate-window-store.ts).
  * The window it keeps is `durationMs` plus 1% (at least 5 ms): a call completes a fraction of a millisecond
  * after the platform counted it and Date.now() truncates to whole milliseconds, so an exact window let the
  * next call reach the platform just inside the platform's window (a 429, which pauses the directory).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
-import type { RedisConnection } from "../store/connection";
+import type { RateWindowStore } from "../store";
 import type { CallLimiter } from "../platform";
-
-/*
-  KEYS[1] window zset; ARGV[1] now (ms); ARGV[2] durationMs; ARGV[3] max; ARGV[4] token
-  Output: 0 when the call may go now (token recorded), else ms to wait.
-*/
-const ACQUIRE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2 + 60000)
-  return 0
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
-
 
 /** The Redis-backed limiter of one directory. */
 export class SharedRateLimiter implements CallLimiter {
   private readonly windowMs: number;
 
-  constructor(private readonly redis: RedisConnection, private readonly key: string, private readonly max: number, durationMs: number) {
+  constructor(private readonly windows: RateWindowStore, private readonly directoryId: string, private readonly max: number, durationMs: number) {
     this.windowMs = durationMs + Math.max(5, Math.ceil(durationMs / 100));
   }
 
   async acquire(): Promise<() => void> {
     const token = randomUUID();
     for (;;) {
-      const wait = Number(await this.redis.eval(ACQUIRE, 1, this.key, String(Date.now()), String(this.windowMs), String(this.max), token));
+      const wait = await this.windows.tryAcquire(this.directoryId, Date.now(), this.windowMs, this.max, token);
       if (wait === 0) break;
       await sleep(Math.min(wait, this.windowMs));
     }
     return () => {
       // the window of this call starts when it completed (XX: only if still there)
-      void this.redis.zadd(this.key, "XX", Date.now(), token).catch(() => undefined);
+      void this.windows.restamp(this.directoryId, token, Date.now()).catch(() => undefined);
     };
   }
 }

@@ -1,0 +1,49 @@
+/**
+ * The bridge's whole Redis key space, one row per key family, each built by the module named (all in
+ * src/store, except BullMQ's queue keys, which BullMQ builds under the prefix src/sync/jobs.ts gives it).
+ * docs/operations.md "Key space" is this table for operators; test/store/key-space.test.ts checks that
+ * every key a running bridge writes matches a row here and that the docs list every row.
+ *
+ * `<kp>` is `redis.keyPrefix`, `<dir>` a directory id. Keys of one directory carry the hash tag `{<dir>}`,
+ * so on Redis Cluster they live in one hash slot and every script touching them runs on one shard.
+ */
+
+export interface KeyFamily {
+  /** The key's shape as documented. */
+  pattern: string;
+  type: string;
+  /** The module that builds it. */
+  module: string;
+  /** Matches keys of this family under key prefix `kp`. */
+  match(kp: string): RegExp;
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const dir = (kp: string, rest: string) => new RegExp(`^${esc(kp)}:\\{[a-z0-9-]+\\}:${rest}$`);
+
+export const KEY_FAMILIES: KeyFamily[] = [
+  { pattern: "<kp>:{<dir>}:u:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "u:.+") },
+  { pattern: "<kp>:{<dir>}:users", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "users") },
+  { pattern: "<kp>:{<dir>}:g:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "g:.+") },
+  { pattern: "<kp>:{<dir>}:gm:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "gm:.+") },
+  { pattern: "<kp>:{<dir>}:groups", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "groups") },
+  { pattern: "<kp>:{<dir>}:mg:<value>", type: "SET", module: "keys.ts", match: (kp) => dir(kp, "mg:.+") },
+  { pattern: "<kp>:{<dir>}:seq", type: "STRING", module: "keys.ts", match: (kp) => dir(kp, "seq") },
+  { pattern: "<kp>:{<dir>}:ix:<un|ux|ue|udn|gn|gx>", type: "HASH or ZSET", module: "keys.ts", match: (kp) => dir(kp, "ix:(un|ux|ue|udn|gn|gx)") },
+  { pattern: "<kp>:{<dir>}:outbox", type: "STREAM", module: "keys.ts", match: (kp) => dir(kp, "outbox") },
+  { pattern: "<kp>:{<dir>}:s:<u|g>:<id>", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:[ug]:.+") },
+  { pattern: "<kp>:{<dir>}:s:gm:<id>", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:gm:.+") },
+  { pattern: "<kp>:{<dir>}:s:st:<status>", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:st:(pending|synced|failed|deprovisioned)") },
+  { pattern: "<kp>:{<dir>}:s:meta", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:meta") },
+  { pattern: "<kp>:{<dir>}:s:embed-groups", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:embed-groups") },
+  { pattern: "<kp>:{<dir>}:s:rate", type: "ZSET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:rate") },
+  { pattern: "<kp>:{<dir>}:resync", type: "HASH", module: "resync-keys.ts", match: (kp) => dir(kp, "resync") },
+  { pattern: "<kp>:{<dir>}:resync:pending", type: "SET", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:pending") },
+  { pattern: "<kp>:{<dir>}:resync:lock", type: "STRING", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:lock") },
+  { pattern: "<kp>:{<dir>}:authfail:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => dir(kp, "authfail:.+") },
+  { pattern: "<kp>:authfail:invalid-directory:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:authfail:invalid-directory:.+$`) },
+  { pattern: "<kp>:admin:authfail:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:admin:authfail:.+$`) },
+  { pattern: "<kp>:admin:session:<id>", type: "STRING", module: "admin-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:admin:session:[A-Za-z0-9_-]+$`) },
+  { pattern: "<kp>:acct:<sha1(baseUrl)>:external-users", type: "SET", module: "account-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:acct:[0-9a-f]{40}:external-users$`) },
+  { pattern: "{<kp>…}:<queue>:…", type: "BullMQ", module: "src/sync/jobs.ts (queuePrefix; BullMQ builds the rest)", match: (kp) => new RegExp(`^\\{${esc(kp)}[^}]*\\}:.+$`) },
+];

@@ -1,0 +1,22 @@
+/**
+ * Keys of a directory's full resync (src/store/resync-store.ts), under its hash tag
+ * (P = `<keyPrefix>:{<directoryId>}:`), so the settle script touches one slot:
+ *
+ *   P resync          HASH    progress: id, status, phase, total, done, created, updated, deactivated, deleted,
+ *                             unchanged, failed, startedAt, finishedAt, requestedBy, error
+ *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for
+ *   P resync:lock     STRING  the running resync's id (EX 6 h): two resyncs of a directory never overlap
+ */
+import { DirectoryKeys } from "./keys";
+
+export class ResyncKeys {
+  readonly progress: string;
+  readonly pending: string;
+  readonly lock: string;
+  constructor(keyPrefix: string, directoryId: string) {
+    const p = new DirectoryKeys(keyPrefix, directoryId).prefix;
+    this.progress = `${p}resync`;
+    this.pending = `${p}resync:pending`;
+    this.lock = `${p}resync:lock`;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Keys of the sync state (src/store/sync-state.ts) and of the directory's shared platform-call rate window
+ * (src/store/rate-window-store.ts), under the directory's hash tag like its data
+ * (P = `<keyPrefix>:{<directoryId>}:`):
+ *
+ *   P s:<k>:<id>      HASH  one resource's sync state (<k>: "u" user, "g" group)
+ *   P s:gm:<id>       SET   member ids whose membership of group <id> is applied on the platform
+ *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status
+ *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt
+ *   P s:embed-groups  SET   embed-tenant group names the bridge has applied
+ *   P s:rate          ZSET  the directory's platform-call rate window (call tokens scored by time, ms)
+ */
+import { DirectoryKeys } from "./keys";
+import type { SyncKind, SyncStatus } from "./sync-state";
+
+/** "u" | "g": the kind as it appears in keys and status-set members. */
+export function kindCode(kind: SyncKind): string {
+  return kind === "user" ? "u" : "g";
+}
+
+/** Key builder of one directory's sync state. */
+export class SyncStateKeys {
+  private readonly p: string;
+  constructor(keyPrefix: string, directoryId: string) {
+    this.p = new DirectoryKeys(keyPrefix, directoryId).prefix;
+  }
+  record(kind: SyncKind, id: string): string { return `${this.p}s:${kindCode(kind)}:${id}`; }
+  appliedMembers(groupId: string): string { return `${this.p}s:gm:${groupId}`; }
+  status(status: SyncStatus): string { return `${this.p}s:st:${status}`; }
+  get meta(): string { return `${this.p}s:meta`; }
+  get embedGroups(): string { return `${this.p}s:embed-groups`; }
+  get rateWindow(): string { return `${this.p}s:rate`; }
+}
