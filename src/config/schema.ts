@@ -108,6 +108,18 @@ const workforceSchema = strictObject({
   onUserDelete: z.enum(["deactivate", "delete"]).default("deactivate"),
 });
 
+const safetySchema = strictObject({
+  /**
+   * A resync whose plan would deprovision more than `count` platform users and groups, or more than
+   * `percent` % of those the directory manages there, creates and updates, then waits for an operator
+   * to confirm or cancel the deprovisions (state `awaiting-confirmation`).
+   */
+  maxDeprovisionPerResync: strictObject({
+    count: z.number().int().nonnegative().default(500),
+    percent: z.number().min(0).max(100).default(20),
+  }).prefault({}),
+});
+
 export const directorySchema = strictObject({
     id: z.string().regex(DIRECTORY_ID, "expected lower-case letters, digits and '-' (1–63 characters, starting with a letter or digit)"),
     displayName: z.string().optional(),
@@ -121,6 +133,8 @@ export const directorySchema = strictObject({
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
+    /** Safeguards of operator actions (resync). */
+    safety: safetySchema.prefault({}),
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {
