@@ -72,6 +72,7 @@ export function statusPage(dirs: DirectoryStatus[], failures: Map<string, Failed
 <td>${d.items.synced} synced, ${d.items.pending} pending, ${d.items.failed} failed, ${d.items.deprovisioned} deprovisioned</td>
 <td>${d.queue.waiting} waiting, ${d.queue.active} active, ${d.queue.delayed} delayed</td>
 <td>${esc(d.lastSyncAt ?? "never")}</td>
+<td class="platform">${d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span><div class="msg">${esc(d.platformKey.status)}</div>`}<div>${esc(d.platformKey.checkedAt ?? "")}</div></td>
 <td>${d.externalUsers ? `${d.externalUsers.used} / ${d.externalUsers.limit} (${d.externalUsers.percent}%)${d.externalUsers.warning ? " ⚠" : ""}` : "—"}</td>
 <td>${resyncCell(d)}</td><td>${actions(d)}</td></tr>`).join("");
   const fails = dirs.filter((d) => (failures.get(d.id) ?? []).length).map((d) => `<h3>${esc(d.id)}</h3><table><thead><tr><th>Kind</th><th>Name</th><th>Platform message</th><th>Attempts</th><th>Since</th></tr></thead><tbody>
@@ -79,8 +80,8 @@ ${(failures.get(d.id) ?? []).slice(0, 20).map((f) => `<tr><td>${esc(f.kind)}</td
 </tbody></table>`).join("");
   return page("scim-bridge status", `<h1>scim-bridge status</h1><p>As of ${esc(now.toISOString())} · <a href="/admin/queues">queues</a> ·
 <form method="post" action="/admin/logout"><button type="submit">Sign out</button></form></p>
-<table><thead><tr><th>Directory</th><th>Target</th><th>State</th><th>Desired</th><th>Sync status</th><th>Queue</th><th>Last sync</th><th>External users</th><th>Resync</th><th>Actions</th></tr></thead>
-<tbody>${rows || "<tr><td colspan=\"10\">No directories configured.</td></tr>"}</tbody></table>
+<table><thead><tr><th>Directory</th><th>Target</th><th>State</th><th>Desired</th><th>Sync status</th><th>Queue</th><th>Last sync</th><th>Platform</th><th>External users</th><th>Resync</th><th>Actions</th></tr></thead>
+<tbody>${rows || "<tr><td colspan=\"11\">No directories configured.</td></tr>"}</tbody></table>
 ${resyncSections(dirs, held, plans)}
 <h2>Latest failures</h2>${fails || "<p>No failed items.</p>"}`, true);
 }

@@ -211,6 +211,8 @@ export const configSchema = strictObject({
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
+        /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
+        keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),
         /** Times a job may be handed on because its worker died before BullMQ fails it (the bridge then queues it again). */
         maxStalledCount: z.number().int().min(0).default(5),
@@ -225,6 +227,11 @@ export const configSchema = strictObject({
          * on a port the system picks and logs it, rather than failing to start.
          */
         workerPort: z.number().int().min(0).max(65535).default(9464),
+        /**
+         * SHA-256 hashes of tokens that may read /metrics with its directory ids. Empty: /metrics is open and
+         * shows an opaque label per directory instead of its id.
+         */
+        tokenHashes: z.array(sha256Hex).default([]),
       })
       .prefault({}),
     log: strictObject({
