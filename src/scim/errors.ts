@@ -45,11 +45,15 @@ export function sendScimError(res: Response, status: number, scimType: string | 
   }));
 }
 
-/** True for errors that mean "Redis is not there" (ioredis connection and timeout errors). */
+/**
+ * True for errors that mean "Redis is not there" (ioredis connection and timeout errors), including a
+ * Redis Cluster or Sentinel failover in progress (slot without a master, cluster not ready, a master
+ * that is now a replica).
+ */
 export function isRedisUnavailable(err: unknown): boolean {
   if (err instanceof UnavailableError) return true;
   const msg = err instanceof Error ? err.message : "";
-  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed/i.test(msg);
+  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|All sentinels are unreachable|Connection in subscriber mode|Stream connection ended/i.test(msg);
 }
 
 interface HttpishError { status?: number; statusCode?: number; type?: string; scimType?: string; expose?: boolean }

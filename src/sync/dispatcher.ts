@@ -13,11 +13,15 @@
  * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
  */
 import type { RedisConnection } from "../store/connection";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import { DirectoryKeys, SyncStateStore, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 
 export const DISPATCH_GROUP = "dispatch";
+/** Shortest wait between two polling rounds on Redis Cluster (doubling while idle, up to blockMs). */
+const IDLE_POLL_MIN_MS = 20;
 
 export interface DispatcherOptions {
   keyPrefix: string;
@@ -102,18 +106,36 @@ export class OutboxDispatcher {
 
   private async readLoop(): Promise<void> {
     const keys = [...this.streams.keys()];
+    // On Redis Cluster each directory's outbox is in its own hash slot, and one XREADGROUP may only name
+    // keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"): poll the streams one
+    // command each instead of one blocking read of them all.
+    const perSlot = this.blocking instanceof Cluster && keys.length > 1;
+    let idleMs = IDLE_POLL_MIN_MS;
     while (this.running) {
       try {
-        const res = (await this.blocking.xreadgroup(
-          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
-          "STREAMS", ...keys, ...keys.map(() => ">"),
-        )) as Array<[string, StreamEntry[]]> | null;
-        for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+        if (!perSlot) {
+          const res = (await this.blocking.xreadgroup(
+            "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
+            "STREAMS", ...keys, ...keys.map(() => ">"),
+          )) as Array<[string, StreamEntry[]]> | null;
+          for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+          continue;
+        }
+        const reads = await Promise.all(keys.map((key) => this.redis.xreadgroup(
+          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "STREAMS", key, ">",
+        ) as Promise<Array<[string, StreamEntry[]]> | null>));
+        let read = 0;
+        for (const res of reads) {
+          for (const [stream, entries] of res ?? []) { read += entries.length; await this.handle(stream, entries); }
+        }
+        // idle: wait a little longer each empty round, up to blockMs (the single-Redis read's longest wait)
+        idleMs = read ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, this.options.blockMs ?? 1000);
+        if (!read) await sleep(idleMs);
       } catch (err) {
         if (!this.running) return;
         if (/NOGROUP/.test((err as Error).message)) await this.init().catch(() => undefined);
         this.logger.warn({ err: { message: (err as Error).message } }, "outbox read failed; retrying");
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
     }
   }

@@ -35,6 +35,8 @@ export interface SyncEnvOptions {
   /** Start the sync runtime (default true). */
   runtime?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Environment that points the bridge at Redis (default: the test Redis, TEST_REDIS_ENV). */
+  redisEnv?: Record<string, string>;
 }
 
 export interface SyncEnv {
@@ -118,7 +120,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   });
   const platform = { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" };
   const config = loadConfig({
-    env: TEST_REDIS_ENV,
+    env: o.redisEnv ?? TEST_REDIS_ENV,
     overrides: {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },

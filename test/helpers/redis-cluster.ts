@@ -1,0 +1,147 @@
+/**
+ * A local Redis Cluster for tests: 3 masters + 3 replicas of `redis-server --cluster-enabled yes` on free
+ * loopback ports, each in its own temp dir, joined with `redis-cli --cluster create … --cluster-replicas 1
+ * --cluster-yes`; and a Sentinel set-up (1 master, 1 replica, 1 sentinel). Every process is a child of
+ * the ProcessSet given, stopped by PID with it (`set.killAll()`).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+import { redisAnswers } from "../../src/cli/local-redis";
+import { freePort } from "./free-port";
+import type { Proc, ProcessSet } from "./processes";
+
+const run = promisify(execFile);
+const SERVER = process.env.REDIS_SERVER_BIN || "redis-server";
+const CLI = process.env.REDIS_CLI_BIN || "redis-cli";
+
+export interface ClusterNodeProcess {
+  port: number;
+  proc: Proc;
+}
+
+export interface LocalCluster {
+  nodes: ClusterNodeProcess[];
+  /** `127.0.0.1:<port>` of every node (seed list). */
+  seeds: string[];
+  /** Port of the master that serves `key`'s slot now. */
+  masterOf(key: string): Promise<number>;
+  /** Waits until every slot is served and the cluster says ok (after a failover, too). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
+}
+
+async function startServer(set: ProcessSet, name: string, args: string[]): Promise<ClusterNodeProcess> {
+  const port = await freePort();
+  const dir = set.tempDir(name);
+  const proc = set.spawn(`${name}:${port}`, SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+    "--maxmemory-policy", "noeviction", ...args]);
+  const end = Date.now() + 15000;
+  while (!(await redisAnswers("127.0.0.1", port, 200))) {
+    if (!proc.running) throw new Error(`${name} exited at start:\n${proc.tail()}`);
+    if (Date.now() > end) throw new Error(`${name} did not answer:\n${proc.tail()}`);
+    await sleep(50);
+  }
+  return { port, proc };
+}
+
+/** One command on one node (a short-lived connection). */
+async function onNode<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on("error", () => undefined);
+  try {
+    await r.connect();
+    return await fn(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Starts 6 nodes and joins them: 3 masters with one replica each. */
+export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000): Promise<LocalCluster> {
+  const nodes = await Promise.all(Array.from({ length: 6 }, (_, i) => startServer(set, `redis-cluster-${i}`, [
+    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(nodeTimeoutMs),
+  ])));
+  const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
+  await run(CLI, ["--cluster", "create", ...seeds, "--cluster-replicas", "1", "--cluster-yes"], { timeout: 30000 });
+  const alive = () => nodes.filter((n) => n.proc.running);
+
+  const c: LocalCluster = {
+    nodes, seeds,
+    masterOf: async (key) => {
+      const live = alive()[0];
+      return onNode(live.port, async (r) => {
+        const slot = Number(await r.call("CLUSTER", "KEYSLOT", key));
+        const ranges = (await r.call("CLUSTER", "SLOTS")) as Array<[number, number, [string, number, string]]>;
+        const range = ranges.find(([lo, hi]) => slot >= lo && slot <= hi);
+        if (!range) throw new Error(`no node serves slot ${slot}`);
+        return Number(range[2][1]);
+      });
+    },
+    waitHealthy: async (timeoutMs = 30000) => {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const states = await Promise.all(alive().map((n) => onNode(n.port, async (r) => String(await r.call("CLUSTER", "INFO"))).catch(() => "")));
+        if (states.every((s) => /cluster_state:ok/.test(s) && /cluster_slots_ok:16384/.test(s))) return;
+        if (Date.now() > end) throw new Error(`cluster not healthy within ${timeoutMs} ms:\n${states.join("\n---\n")}`);
+        await sleep(100);
+      }
+    },
+  };
+  await c.waitHealthy();
+  // every replica has finished its first sync (a failover test needs replicas that hold the data)
+  const end = Date.now() + 30000;
+  for (;;) {
+    const roles = await Promise.all(nodes.map((n) => onNode(n.port, (r) => r.info("replication"))));
+    const replicasUp = roles.filter((s) => /role:slave/.test(s) && /master_link_status:up/.test(s)).length;
+    if (replicasUp === 3) break;
+    if (Date.now() > end) throw new Error(`replicas not in sync:\n${roles.join("\n---\n")}`);
+    await sleep(100);
+  }
+  return c;
+}
+
+export interface LocalSentinel {
+  master: ClusterNodeProcess;
+  replica: ClusterNodeProcess;
+  sentinel: ClusterNodeProcess;
+  /** `127.0.0.1:<port>` of the sentinel. */
+  sentinels: string[];
+  masterName: string;
+  /** Port of the master the sentinel names now. */
+  currentMaster(): Promise<number>;
+}
+
+/** A master, its replica and one sentinel (quorum 1) watching it as `mymaster`. */
+export async function startSentinel(set: ProcessSet, downAfterMs = 1000): Promise<LocalSentinel> {
+  const masterName = "mymaster";
+  const master = await startServer(set, "redis-sentinel-master", []);
+  const replica = await startServer(set, "redis-sentinel-replica", ["--replicaof", "127.0.0.1", String(master.port)]);
+  const port = await freePort();
+  const dir = set.tempDir("redis-sentinel");
+  const conf = path.join(dir, "sentinel.conf");
+  fs.writeFileSync(conf, [
+    `port ${port}`, "bind 127.0.0.1", `dir ${dir}`,
+    `sentinel monitor ${masterName} 127.0.0.1 ${master.port} 1`,
+    `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
+    `sentinel failover-timeout ${masterName} 5000`,
+    `sentinel parallel-syncs ${masterName} 1`, "",
+  ].join("\n"));
+  const proc = set.spawn(`redis-sentinel:${port}`, SERVER, [conf, "--sentinel"]);
+  const end = Date.now() + 15000;
+  const s: LocalSentinel = {
+    master, replica, sentinel: { port, proc }, sentinels: [`127.0.0.1:${port}`], masterName,
+    currentMaster: () => onNode(port, async (r) => Number(((await r.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName)) as string[])[1])),
+  };
+  // ready once the sentinel knows the master and has found its replica
+  for (;;) {
+    const known = await onNode(port, async (r) => (await r.call("SENTINEL", "REPLICAS", masterName)) as unknown[]).catch(() => []);
+    if (known.length === 1) break;
+    if (!proc.running) throw new Error(`sentinel exited at start:\n${proc.tail()}`);
+    if (Date.now() > end) throw new Error(`sentinel did not find the replica:\n${proc.tail()}`);
+    await sleep(100);
+  }
+  return s;
+}
