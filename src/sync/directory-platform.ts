@@ -20,10 +20,10 @@ export function createDirectoryPlatform(
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
-      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
+      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize, scimPageSize: dir.platform.scimPageSize,
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
       limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
-      retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
+      logger: logger.child({ directory: dir.id }),
       onCall: metrics ? ({ method, path, status, durationMs }) => {
         const endpoint = endpointLabel(method, path);
         metrics.platformCalls.inc({ directory: dir.id, endpoint, status: String(status) });
