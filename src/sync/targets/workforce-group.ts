@@ -1,6 +1,6 @@
 /**
- * Workforce target, groups: the desired group becomes a platform group (created, or adopted by
- * displayName), renamed when its name changes, deleted when the IdP deletes it. Memberships are applied
+ * Workforce target, groups: the desired group becomes a platform group (created first; on 409
+ * `uniqueness` the platform group of that displayName is looked up once and adopted), renamed when its name changes, deleted when the IdP deletes it. Memberships are applied
  * as deltas in batches (the client's `memberBatchSize`) against the set already applied, and only for
  * users that exist on the platform: a member whose user has no platform id yet is left pending, and the
  * user's own reconcile asks for this group again once it has one. A deactivated user (`active=false`) is
@@ -19,17 +19,15 @@ async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Out
   return st.platformId ? "deleted" : "unchanged";
 }
 
-/** Creates or adopts the platform group; returns its id. */
+/** Creates the platform group, or adopts the one of that displayName on 409; returns its id. */
 async function ensureGroup(c: ReconcileContext, displayName: string, externalId: string): Promise<{ id: string; created: boolean }> {
-  const existing = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
-  if (existing) return { id: existing.id, created: false };
   try {
     return { id: (await c.platform.scim.createGroup({ displayName, externalId })).id, created: true };
   } catch (err) {
     if (!isConflict(err)) throw err;
-    const again = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
-    if (!again) throw err;
-    return { id: again.id, created: false };
+    const existing = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
+    if (!existing) throw err;
+    return { id: existing.id, created: false };
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * Workforce target, users: the desired SCIM user becomes an internal platform user through the
- * platform's SCIM API. Created, or adopted when a platform user with the same userName exists (never
- * duplicated); replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
+ * platform's SCIM API. Created first (no read before a write that usually succeeds); when the platform
+ * answers 409 `uniqueness` (a platform user with the same userName exists) that user is looked up once and
+ * adopted (never duplicated). The platform id is kept in the sync state, so it is never looked up again.
+ * Replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
  * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
  * A reconcile whose payload equals the last one applied makes no call.
  */
@@ -56,19 +58,14 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     }
   }
   if (!platformId) {
-    // adopt a platform user with the same userName rather than duplicate it
-    let existing = await c.platform.scim.findUserByUserName(String(payload.userName));
-    if (!existing) {
-      try {
-        platformId = (await c.platform.scim.createUser(payload)).id;
-        outcome = "created";
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-        existing = await c.platform.scim.findUserByUserName(String(payload.userName));
-        if (!existing) throw err;
-      }
-    }
-    if (existing) {
+    try {
+      platformId = (await c.platform.scim.createUser(payload)).id;
+      outcome = "created";
+    } catch (err) {
+      // "409 uniqueness": adopt the platform user with the same userName rather than duplicate it
+      if (!isConflict(err)) throw err;
+      const existing = await c.platform.scim.findUserByUserName(String(payload.userName));
+      if (!existing) throw err;
       await c.platform.scim.replaceUser(existing.id, payload);
       platformId = existing.id;
     }
