@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
 import { AuthError, ScopeError, type PlatformClient } from "../platform";
 import type { SyncStateStore } from "../store";
+import { unauthorizedReason, unscopedReason } from "./pause-reason";
 
 /** Verifies the key in the background; records "ok", "401: …", "403: …" or "unverified: …" and pauses on 401/403. */
 export function checkDirectoryKey(
@@ -15,10 +16,10 @@ export function checkDirectoryKey(
   platform.verifyKey().then(() => checked("ok"), async (err: Error) => {
     if (err instanceof AuthError) {
       await checked(`401: ${err.message}`);
-      await pause(`platform answered 401 (credential missing, malformed or expired): ${err.message}`);
+      await pause(unauthorizedReason(err.message));
     } else if (err instanceof ScopeError) {
       await checked(`403: ${err.message}`);
-      await pause(`key not scoped to deployment ${dir.platform.deploymentId}: ${err.message}`);
+      await pause(unscopedReason(dir.platform.deploymentId, err.message));
     } else {
       await checked(`unverified: ${err.message}`);
       log.warn({ err: { message: err.message } }, "could not verify the platform key at start");
