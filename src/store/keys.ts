@@ -19,6 +19,8 @@
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
  *   P ix:gn        HASH   lower(displayName) → group id      (unique)
  *   P ix:gx        HASH   externalId → group id              (unique)
+ *   P s:gc:<id>    ZSET   ids of the members whose membership of group <id> changed since its last reconcile
+ *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
  *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it

@@ -14,6 +14,9 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  groupMemberDelta(changed: string, ...args: string[]): Promise<string[][]>;
+  settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
+  markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

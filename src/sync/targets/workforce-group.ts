@@ -48,7 +48,6 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   const hash = payloadHash({ displayName });
   let outcome: Outcome = "unchanged";
   let platformId = st.drift === "missing" ? undefined : st.platformId;
-  const appliedKey = c.state.appliedMembersKey(dirId, id);
 
   if (platformId && (st.hash !== hash || st.drift === "changed")) {
     try {
@@ -59,60 +58,54 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
       platformId = undefined;
     }
   }
-  let applied: Set<string>;
+  // a new (or adopted, or re-created) platform group holds none of what was applied to the old one
+  let fresh = false;
   if (!platformId) {
     const made = await ensureGroup(c, displayName, managedExternalId(dirId, id));
     platformId = made.id;
     outcome = made.created ? "created" : "updated";
-    await c.state.redisDel(appliedKey);
-    applied = new Set();
-  } else {
-    applied = new Set(await c.state.members(appliedKey));
+    fresh = true;
   }
 
-  // memberships: active users only (the platform's groups hold users), as deltas against what is applied
-  const desiredMembers = await activeMemberIds(c, dirId, id);
-  const desiredSet = new Set(desiredMembers);
-  let toAdd = desiredMembers.filter((m) => !applied.has(m));
-  let toRemove = [...applied].filter((m) => !desiredSet.has(m));
-  let onPlatformNow: string[] | undefined;
-  let ready: string[] = [];
-  let removePids: string[] = [];
+  // memberships: the delta computed in Redis from the members that changed since the last reconcile
+  // (every member for a fresh group or a diff against the platform after drift)
+  const againstPlatform = st.drift === "changed" && !fresh;
+  const delta = await c.state.memberDelta(dirId, id, fresh || againstPlatform);
+  let waiting: number;
   try {
-    if (st.drift === "changed" && platformId) {
+    if (againstPlatform) {
       // a resync saw the platform's members differ, or a delta failed half-way: diff against the platform itself
       const onPlatform = new Set((await c.platform.scim.getGroup(platformId))?.members?.map((m) => m.value) ?? []);
-      const pids = await c.state.platformIds(dirId, "user", desiredMembers);
-      toAdd = desiredMembers.filter((m, i) => pids[i] && !onPlatform.has(pids[i]!));
-      const desiredPids = new Set(pids.filter(Boolean));
-      const extra = [...onPlatform].filter((p) => !desiredPids.has(p));
+      const should = new Set(delta.should.map((m) => m.pid));
+      const add = delta.should.filter((m) => !onPlatform.has(m.pid)).map((m) => m.pid);
+      const extra = [...onPlatform].filter((p) => !should.has(p));
+      if (add.length) await c.platform.scim.addMembers(platformId, add);
       if (extra.length) await c.platform.scim.removeMembers(platformId, extra);
-      if (extra.length) outcome = outcome === "unchanged" ? "updated" : outcome;
-      toRemove = [];
-      onPlatformNow = desiredMembers.filter((_, i) => pids[i]);
+      if (add.length || extra.length) outcome = outcome === "unchanged" ? "updated" : outcome;
+      // after a diff against the platform, what is applied is what the platform now holds
+      waiting = await c.state.settleMembers(dirId, id, { seen: delta.seen, scores: delta.scores, add: delta.should.map((m) => m.id), remove: [] }, true);
+    } else if (fresh) {
+      // nothing is on a new platform group yet: every member that should be is added
+      if (delta.should.length) await c.platform.scim.addMembers(platformId, delta.should.map((m) => m.pid));
+      waiting = await c.state.settleMembers(dirId, id, { seen: delta.seen, scores: delta.scores, add: delta.should.map((m) => m.id), remove: [] }, true);
+    } else {
+      const removePids = delta.remove.map((m) => m.pid).filter((p): p is string => !!p);
+      if (delta.add.length) await c.platform.scim.addMembers(platformId, delta.add.map((m) => m.pid));
+      if (removePids.length) await c.platform.scim.removeMembers(platformId, removePids);
+      if ((delta.add.length || removePids.length) && outcome === "unchanged") outcome = "updated";
+      waiting = await c.state.settleMembers(dirId, id, { seen: delta.seen, scores: delta.scores, add: delta.add.map((m) => m.id), remove: delta.remove.map((m) => m.id) });
     }
-    const addPids = await c.state.platformIds(dirId, "user", toAdd);
-    ready = toAdd.filter((_, i) => addPids[i]);
-    removePids = (await c.state.platformIds(dirId, "user", toRemove)).filter((p): p is string => !!p);
-    if (ready.length) await c.platform.scim.addMembers(platformId, addPids.filter((p): p is string => !!p));
-    if (removePids.length) await c.platform.scim.removeMembers(platformId, removePids);
   } catch (err) {
     // the delta may be half applied (the adds went through and the removes did not, or one batch of
     // several): the applied set no longer says what the platform holds, so the next run diffs against it
-    await c.state.update(dirId, "group", id, { drift: "changed" });
+    await c.state.update(dirId, "group", id, { platformId, drift: "changed" });
     throw err;
   }
-  if (onPlatformNow) {
-    // after a diff against the platform, what is applied is what the platform now holds
-    await c.state.redisDel(appliedKey);
-    await c.state.applyMembers(appliedKey, onPlatformNow, []);
-  } else {
-    await c.state.applyMembers(appliedKey, ready, toRemove);
-  }
-  if ((ready.length || removePids.length) && outcome === "unchanged") outcome = "updated";
 
   await c.state.update(dirId, "group", id, {
     platformId, hash, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  // members that changed while this ran (and whose marking asked for no reconcile, one was coming): one more run
+  if (waiting > 0) await c.enqueue("group", id);
   return outcome;
 }

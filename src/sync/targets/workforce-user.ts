@@ -76,17 +76,19 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
   // memberships that waited for this user's platform id can be applied now, and a deactivation or
-  // reactivation takes the user out of or back into its platform groups. The groups are read again after
-  // the state write: a group that took the user in after `desired` was read, and reconciled before the
-  // platform id was written, would otherwise wait for a member nobody tells it about.
+  // reactivation takes the user out of or back into its platform groups: the user is marked changed in
+  // each of its groups. The groups are read again after the state write: a group that took the user in
+  // after `desired` was read, and reconciled before the platform id was written, would otherwise wait for
+  // a member nobody tells it about. Only groups with no change pending yet get a reconcile asked for (one
+  // that is pending will see this user too), so syncing a user costs no job per group.
   if (platformId !== st.platformId || st.status !== status) {
-    const groups = (await c.users.get(dirId, id))?.groups ?? desired.groups;
+    const groups = ((await c.users.get(dirId, id))?.groups ?? desired.groups).map((g) => g.value);
     // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
     // groups must add it again, so it leaves their applied sets before they reconcile
     if (st.platformId && platformId !== st.platformId) {
-      for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g.value), [], [id]);
+      for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g), [], [id]);
     }
-    for (const g of groups) await c.enqueue("group", g.value);
+    for (const g of await c.state.markMemberChanged(dirId, id, groups)) await c.enqueue("group", g);
   }
   if (payload.active === false && outcome === "updated") return "deactivated";
   return outcome;
