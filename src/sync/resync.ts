@@ -218,7 +218,9 @@ export async function startResync(c: ResyncDeps, requestedBy: string): Promise<b
       const deleted = await embedDrift(c, groupIds);
       if (deleted) await c.redis.hincrby(k.progress, "deleted", deleted);
       // users the bridge provisioned and the IdP no longer has are deprovisioned (if not already)
-      for (const uid of await c.state.known(dir, "user")) if (!userIds.includes(uid)) work.push(["user", uid]);
+      // (a Set: a list scan per user made the resync of a large embed directory quadratic)
+      const desired = new Set(userIds);
+      for (const uid of await c.state.known(dir, "user")) if (!desired.has(uid)) work.push(["user", uid]);
     }
     const unique = [...new Map(work.map((w) => [`${w[0]}:${w[1]}`, w])).values()];
     if (unique.length === 0) {
