@@ -82,6 +82,8 @@ export interface MemberDelta {
   remove: Array<{ id: string; pid?: string }>;
   /** "full" mode only: every member that should be on the platform group. */
   should: Array<{ id: string; pid: string }>;
+  /** User members looked at whose first sync is under way (they get a platform id soon). */
+  unready: string[];
 }
 
 /** Sync state of every directory, on one Redis connection. */
@@ -114,13 +116,14 @@ export class SyncStateStore {
    * "full" mode, from every SCIM and applied member).
    */
   async memberDelta(dir: string, groupId: string, full = false): Promise<MemberDelta> {
-    const [seen, scores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids] = await this.scripts.groupMemberDelta(
+    const [seen, scores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready] = await this.scripts.groupMemberDelta(
       this.changedMembersKey(dir, groupId), this.keys(dir).prefix, groupId, full ? "full" : "");
     return {
       seen, scores,
       add: addIds.map((id, i) => ({ id, pid: addPids[i] })),
       remove: removeIds.map((id, i) => ({ id, pid: removePids[i] || undefined })),
       should: shouldIds.map((id, i) => ({ id, pid: shouldPids[i] })),
+      unready,
     };
   }
 

@@ -20,9 +20,10 @@
     ARGV[2]  group id
     ARGV[3]  "full" | ""
 
-  Output: {seen, seenScores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids}
+  Output: {seen, seenScores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready}
           seen: the changed members looked at, with their change numbers (to settle); removePids[i] is "" when the user has no
-          platform id any more (nothing to remove on the platform); should* only in "full" mode.
+          platform id any more (nothing to remove on the platform); should* only in "full" mode;
+          unready: user members looked at whose first sync is under way (no platform id yet, pending).
 ]]
 local P, g, full = ARGV[1], ARGV[2], ARGV[3] == 'full'
 local scim, applied = P .. 'gm:' .. g, P .. 's:gm:' .. g
@@ -40,12 +41,14 @@ if full then
   candidates = all
 end
 
-local addIds, addPids, removeIds, removePids, shouldIds, shouldPids = {}, {}, {}, {}, {}, {}
+local addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready = {}, {}, {}, {}, {}, {}, {}
 for _, m in ipairs(candidates) do
   local kind = redis.call('HGET', scim, m)
   local st = redis.call('HMGET', P .. 's:u:' .. m, 'pid', 'st')
   local pid = st[1]
   local should = kind ~= false and string.sub(kind, 1, 1) == 'U' and pid ~= false and st[2] ~= 'deprovisioned'
+  -- a user member whose first sync is under way (pending, or not dispatched yet) gets its platform id soon
+  if kind ~= false and string.sub(kind, 1, 1) == 'U' and pid == false and (st[2] == false or st[2] == 'pending') then unready[#unready + 1] = m end
   local isApplied = redis.call('SISMEMBER', applied, m) == 1
   if should and not isApplied then
     addIds[#addIds + 1] = m; addPids[#addPids + 1] = pid
@@ -54,4 +57,4 @@ for _, m in ipairs(candidates) do
   end
   if full and should then shouldIds[#shouldIds + 1] = m; shouldPids[#shouldPids + 1] = pid end
 end
-return {seen, seenScores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids}
+return {seen, seenScores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready}
