@@ -75,6 +75,11 @@ const platformSchema = strictObject({
    */
   scimPageSize: z.number().int().positive().max(10000).default(1000),
   /**
+   * The platform account's own limit, when it has one: one window in Redis shared by every directory (and
+   * every worker) whose baseUrl names the same account, on top of each directory's `rateLimit`.
+   */
+  accountRateLimit: rateLimitSchema.optional(),
+  /**
    * Status the platform uses for message-bearing failures ("not shown"). Any 4xx other than 401/403/429 is
    * already such a failure; set this when the platform sends them with a 5xx, so they are not retried.
    */

@@ -28,6 +28,16 @@
  *                         the latest desired state, never the entry — and acks; entries a crashed reader
  *                         left pending are reclaimed (XAUTOCLAIM), which is the sweeper.
  */
+import { createHash } from "node:crypto";
+
+
+/**
+ * `<keyPrefix>:{acct-<hash>}:rate`: the call window shared by every directory that syncs into one platform
+ * account (the same baseUrl), with its own hash tag (its one-key script runs on any shard).
+ */
+export function platformAccountRateKey(keyPrefix: string, baseUrl: string): string {
+  return `${keyPrefix}:{acct-${createHash("sha256").update(baseUrl.replace(/\/+$/, "").toLowerCase()).digest("hex").slice(0, 16)}}:rate`;
+}
 
 /** Key builder for one directory. */
 export class DirectoryKeys {
