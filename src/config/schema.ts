@@ -121,6 +121,14 @@ export const directorySchema = strictObject({
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
+    /**
+     * Uniqueness rules beyond RFC 7643's. userName is always unique (case-insensitively); externalId has
+     * no uniqueness in the RFC (§3.1), and a Group's displayName none (§4.2), so repeats are accepted.
+     */
+    uniqueness: strictObject({
+      /** Refuse (409 uniqueness) a user or group whose externalId another user or group of the directory has. */
+      externalId: z.boolean().default(false),
+    }).prefault({}),
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {

@@ -8,14 +8,14 @@ import { defineStoreCommands, type StoreCommands } from "./scripts";
 import {
   StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
 } from "./errors";
-import type { GroupRecord, Json, MemberOp, MemberRecord, WriteResult } from "./types";
+import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
 export type GroupIndex = "id" | "displayName" | "externalId" | "member";
 const INDEX_MODE: Record<GroupIndex, string> = { id: "ids", displayName: "gn", externalId: "gx", member: "mg" };
 
 /** A group write: a new body (or none), the body it replaces (compare-and-set) and member deltas. */
-export interface GroupWrite {
+export interface GroupWrite extends WriteOptions {
   mode: "create" | "update";
   body?: Json;
   /** The body this write was computed from; the write retries (StoreRetryError) if it changed meanwhile. */
@@ -65,6 +65,7 @@ export class GroupStore {
       k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
       w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
       displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
+      w.uniqueExternalId ? "1" : "",
     ];
     const r = await this.redis.writeGroup(k.groups, ...args);
     switch (r[0]) {

@@ -14,6 +14,7 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

@@ -6,7 +6,7 @@ import type { Redis } from "ioredis";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
-import type { Json, UserRecord, WriteResult } from "./types";
+import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
 export type UserIndex = "id" | "userName" | "externalId" | "email" | "displayName";
@@ -63,11 +63,12 @@ export class UserStore {
   }
 
   /** Creates (`mode: "create"`) or replaces (`"update"`) a user; `expectedVersion` is a compare-and-set. */
-  async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number): Promise<WriteResult> {
+  async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number, opts: WriteOptions = {}): Promise<WriteResult> {
     const k = this.keys(directoryId);
     const ix = userIndexValues(body);
     const r = await this.redis.writeUser(k.users, k.prefix, id, mode, expectedVersion === undefined ? "" : String(expectedVersion),
-      new Date().toISOString(), JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName);
+      new Date().toISOString(), JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName,
+      opts.uniqueExternalId ? "1" : "");
     return parseWrite("User", id, r);
   }
 

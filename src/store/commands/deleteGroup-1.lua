@@ -17,8 +17,12 @@ local cur = redis.call('HMGET', key, 'v', 'n', 'x')
 if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
-redis.call('HDEL', P .. 'ix:gn', cur[2])
-if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:gx', cur[3]) end
+for _, ix in ipairs({{'gn', cur[2]}, {'gx', cur[3]}}) do
+  if ix[2] and ix[2] ~= '' then
+    redis.call('ZREM', P .. 'ix:' .. ix[1] .. 's', ix[2] .. '\0' .. id)
+    if redis.call('HGET', P .. 'ix:' .. ix[1], ix[2]) == id then redis.call('HDEL', P .. 'ix:' .. ix[1], ix[2]) end
+  end
+end
 for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
 local mg = P .. 'mg:' .. id
 for _, parent in ipairs(redis.call('SMEMBERS', mg)) do

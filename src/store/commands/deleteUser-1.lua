@@ -18,8 +18,8 @@ if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
 redis.call('HDEL', P .. 'ix:un', cur[2])
-if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:ux', cur[3]) end
-for _, ix in ipairs({{'ix:ue', cur[4]}, {'ix:udn', cur[5]}}) do
+if cur[3] and cur[3] ~= '' and redis.call('HGET', P .. 'ix:ux', cur[3]) == id then redis.call('HDEL', P .. 'ix:ux', cur[3]) end
+for _, ix in ipairs({{'ix:uxs', cur[3]}, {'ix:ue', cur[4]}, {'ix:udn', cur[5]}}) do
   if ix[2] and ix[2] ~= '' then
     for part in string.gmatch(ix[2], '[^\n]+') do redis.call('ZREM', P .. ix[1], part .. '\0' .. id) end
   end
