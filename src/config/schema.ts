@@ -167,6 +167,12 @@ export const configSchema = strictObject({
         /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
         keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
         commandTimeoutMs: z.number().int().positive().default(5000),
+        /**
+         * How long a SCIM write whose Redis answer was lost (command timeout, dropped connection) waits for
+         * Redis to answer again, so the response says whether it committed (its real result) or not (503).
+         * 0 answers 503 at once with the outcome unknown.
+         */
+        writeSettleMs: z.number().int().min(0).max(60000).default(10000),
       })
       .prefault({}),
     scim: strictObject({

@@ -77,8 +77,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   // indexes of earlier releases (unique externalId / group displayName hashes) become non-unique ones
   const moved = await migrateIndexes(redis, config.redis.keyPrefix, config.directories.map((d) => d.id));
   for (const [directory, entries] of moved) if (entries) logger.info({ directory, entries }, "store indexes migrated to non-unique externalId/displayName");
-  const users = new UserStore(redis, config.redis.keyPrefix);
-  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers);
+  const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs);
+  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs);
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis.url);
   opsRedis.on("error", () => undefined);

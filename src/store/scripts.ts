@@ -14,6 +14,7 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
 }
 

@@ -8,9 +8,22 @@
     ARGV[2]  user id
     ARGV[3]  expected version, "" for none
     ARGV[4]  now (ISO-8601)
+    ARGV[5]  request id: the write's result is kept under <P>rq:<request id> for ARGV[6] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[6]  seconds to keep that result
 
-  Output: {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
+local rk = ARGV[5] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[5]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- the write itself (left unindented)
+local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key = P .. 'u:' .. id
 local cur = redis.call('HMGET', key, 'v', 'un', 'x', 'e', 'n')
@@ -38,3 +51,8 @@ redis.call('DEL', mg, key)
 redis.call('ZREM', P .. 'users', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
 return {'OK'}
+end
+
+local out = run()
+if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
+return out

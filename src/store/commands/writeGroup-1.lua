@@ -22,11 +22,24 @@
              per member: a 256-member PATCH costs the client and Redis far less to send and parse.
 
     ARGV[13] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
+    ARGV[14]  request id: the write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[15]  seconds to keep that result
 
-  Output: {"OK"|"NOOP", version, created, lastModified}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"|"NOOP", version, created, lastModified}
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
           {"INVALID", memberValue} | {"TOOMANY", limit}
 ]]
+local rk = ARGV[14] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[14]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- the write itself (left unindented)
+local function run()
 local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local oldD, newD, n, x, dn = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxMembers = tonumber(ARGV[11])
@@ -170,3 +183,8 @@ redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
 if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now}
+end
+
+local out = run()
+if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[15])) end
+return out

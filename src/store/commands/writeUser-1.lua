@@ -14,10 +14,23 @@
     ARGV[9]  e: email values, lower-cased, "\n"-separated
     ARGV[10] n: displayName, lower-cased ("" when absent)
     ARGV[11] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
+    ARGV[12]  request id: the write's result is kept under <P>rq:<request id> for ARGV[13] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[13]  seconds to keep that result
 
-  Output: {"OK"|"NOOP", version, created, lastModified}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"|"NOOP", version, created, lastModified}
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
+local rk = ARGV[12] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[12]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- the write itself (left unindented)
+local function run()
 local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local d, un, x, e, n = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local uniqueX = ARGV[11] == '1'
@@ -75,3 +88,8 @@ relex(P .. 'ix:udn', old.n, n)
 
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now}
+end
+
+local out = run()
+if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[13])) end
+return out
