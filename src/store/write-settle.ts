@@ -1,12 +1,13 @@
 /**
- * A write's answer tells the truth even when Redis stalls. Every write script records its result under
- * `<P>rq:<request id>` (a few minutes' TTL) in the same atomic step as the write. When the call fails in
- * a way that leaves its outcome unknown — command timeout, connection dropped after sending — the store
- * does not answer "unavailable" at once: it waits (bounded) until Redis answers again and runs
- * settleWrite, which either returns the recorded result (the write committed, or was refused: answer
- * that) or marks the request given up, after which the write can never run (a resend by the client
- * library finds the mark and does nothing). Only then is "unavailable" (503) the truth: it did not commit.
- * If Redis does not answer within the bound, the outcome stays unknown and the caller gets the error.
+ * A write's answer tells the truth even when Redis stalls. Every write script that commits records its
+ * result under `<P>rq:<request id>` (a few minutes' TTL) in the same atomic step as the write (a refused
+ * or no-op write records nothing: it changes nothing). When the call fails in a way that leaves its
+ * outcome unknown — command timeout, connection dropped after sending — the store does not answer
+ * "unavailable" at once: it waits (bounded) until Redis answers again and runs settleWrite, which either
+ * returns the recorded result (the write committed: answer that) or marks the request given up, after
+ * which the write can never commit (a resend by the client library finds the mark and does nothing).
+ * Only then is "unavailable" (503) the truth: it did not commit. If Redis does not answer within the
+ * bound, or the connection was closed for good, the outcome stays unknown and the caller gets the error.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -37,7 +38,8 @@ export async function settledWrite(
   try {
     reply = await run(requestId, String(WRITE_RESULT_TTL_SECONDS));
   } catch (err) {
-    if (!OUTCOME_UNKNOWN.test(message(err)) || settleMs <= 0) throw err;
+    // a connection closed for good ("end": quit/disconnect) will not answer again: nothing to wait for
+    if (!OUTCOME_UNKNOWN.test(message(err)) || settleMs <= 0 || redis.status === "end") throw err;
     const settled = await settle(redis, `${prefix}rq:${requestId}`, settleMs);
     if (settled === "unknown") throw err;
     if (settled === "not-run") throw new StoreWriteAbandonedError(message(err));
@@ -52,6 +54,7 @@ async function settle(redis: Redis & StoreCommands, marker: string, settleMs: nu
   const end = Date.now() + settleMs;
   for (;;) {
     try {
+      if (redis.status === "end") return "unknown";
       const v = await redis.settleWrite(marker, String(WRITE_RESULT_TTL_SECONDS));
       return v === null || v === "ABANDONED" ? "not-run" : (JSON.parse(v) as string[]);
     } catch {

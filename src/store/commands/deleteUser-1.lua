@@ -8,7 +8,7 @@
     ARGV[2]  user id
     ARGV[3]  expected version, "" for none
     ARGV[4]  now (ISO-8601)
-    ARGV[5]  request id: the write's result is kept under <P>rq:<request id> for ARGV[6] seconds, and a
+    ARGV[5]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[6] seconds, and a
              call that finds it there returns it without running again (see settleWrite-1.lua)
     ARGV[6]  seconds to keep that result
 
@@ -54,5 +54,6 @@ return {'OK'}
 end
 
 local out = run()
-if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
 return out

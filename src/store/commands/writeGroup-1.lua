@@ -22,7 +22,7 @@
              per member: a 256-member PATCH costs the client and Redis far less to send and parse.
 
     ARGV[13] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
-    ARGV[14]  request id: the write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
+    ARGV[14]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
              call that finds it there returns it without running again (see settleWrite-1.lua)
     ARGV[15]  seconds to keep that result
 
@@ -186,5 +186,6 @@ return {'OK', tostring(v), c, now}
 end
 
 local out = run()
-if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[15])) end
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[15])) end
 return out

@@ -14,7 +14,7 @@
     ARGV[9]  e: email values, lower-cased, "\n"-separated
     ARGV[10] n: displayName, lower-cased ("" when absent)
     ARGV[11] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
-    ARGV[12]  request id: the write's result is kept under <P>rq:<request id> for ARGV[13] seconds, and a
+    ARGV[12]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[13] seconds, and a
              call that finds it there returns it without running again (see settleWrite-1.lua)
     ARGV[13]  seconds to keep that result
 
@@ -91,5 +91,6 @@ return {'OK', tostring(v), c, now}
 end
 
 local out = run()
-if rk then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[13])) end
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[13])) end
 return out
