@@ -13,12 +13,14 @@
  *   P groups       ZSET   group ids scored by creation sequence
  *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of
  *   P seq          STRING creation sequence counter
- *   P ix:un        HASH   lower(userName) → user id          (unique)
- *   P ix:ux        HASH   externalId → user id               (unique, case-exact)
+ *   P ix:un        HASH   lower(userName) → user id          (unique: RFC 7643 §4.1.1)
+ *   P ix:uxs       ZSET   "<externalId>\0<user id>"          (lexicographic, non-unique, case-exact: §3.1)
  *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
- *   P ix:gn        HASH   lower(displayName) → group id      (unique)
- *   P ix:gx        HASH   externalId → group id              (unique)
+ *   P ix:gns       ZSET   "<lower displayName>\0<group id>"  (lexicographic, non-unique: §4.2)
+ *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
+ *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
+ *   index-migration.ts moves them at start, and the scripts read them until then)
  *   P s:gc:<id>    ZSET   ids of the members whose membership of group <id> changed since its last reconcile
  *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that

@@ -17,6 +17,8 @@ export interface StoreCommands {
   groupMemberDelta(changed: string, ...args: string[]): Promise<string[][]>;
   settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
+  settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
+  migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

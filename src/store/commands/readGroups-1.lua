@@ -18,7 +18,14 @@ for i = 4, #ARGV do
   local val = ARGV[i]
   if mode == 'ids' then push(val)
   elseif mode == 'mg' then for _, gid in ipairs(redis.call('SMEMBERS', P .. 'mg:' .. val)) do push(gid) end
-  else push(redis.call('HGET', P .. 'ix:' .. mode, val)) end
+  else
+    -- gn (lower displayName) and gx (externalId): non-unique, "<value>\0<id>" in ix:gns / ix:gxs;
+    -- ix:gn / ix:gx are their hashes of earlier releases, read until the start-up migration moved them
+    push(redis.call('HGET', P .. 'ix:' .. mode, val))
+    for _, entry in ipairs(redis.call('ZRANGEBYLEX', P .. 'ix:' .. mode .. 's', '[' .. val .. '\0', '(' .. val .. '\1')) do
+      push(string.sub(entry, #val + 2))
+    end
+  end
 end
 local out = {}
 for _, id in ipairs(ids) do

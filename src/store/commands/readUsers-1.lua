@@ -17,9 +17,10 @@ for i = 3, #ARGV do
   local val = ARGV[i]
   if mode == 'ids' then push(val)
   elseif mode == 'un' then push(redis.call('HGET', P .. 'ix:un', val))
-  elseif mode == 'ux' then push(redis.call('HGET', P .. 'ix:ux', val))
   else
-    local ix = P .. 'ix:' .. mode
+    -- ux (externalId) is non-unique like ue and udn; ix:ux is its hash of earlier releases
+    if mode == 'ux' then push(redis.call('HGET', P .. 'ix:ux', val)) end
+    local ix = P .. 'ix:' .. (mode == 'ux' and 'uxs' or mode)
     for _, entry in ipairs(redis.call('ZRANGEBYLEX', ix, '[' .. val .. '\0', '(' .. val .. '\1')) do
       push(string.sub(entry, #val + 2))
     end
