@@ -17,7 +17,7 @@ import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
-import { checkDirectoryKey } from "../sync/key-check";
+import { KeyMonitor } from "../sync/key-check";
 import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
@@ -26,6 +26,8 @@ export interface SyncRuntime {
   queues: SyncQueues;
   dispatcher: OutboxDispatcher;
   workers: Map<string, Worker>;
+  /** The worker role's readiness: Redis connected and every directory's worker running (not closing). */
+  canTakeJobs(): boolean;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const queues = new SyncQueues(redis, config);
   const workers = new Map<string, Worker>();
   const clients: PlatformClient[] = [];
+  const monitors: KeyMonitor[] = [];
+  let closing = false;
 
   for (const dir of config.directories) {
     const log = logger.child({ directory: dir.id });
@@ -60,7 +64,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       log.error({ reason }, "directory paused");
       return pauseDirectory(queue, state, dir.id, reason);
     };
-    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics);
+    let monitor: KeyMonitor | undefined;
+    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
+      if (status >= 200 && status < 300) monitor?.succeeded();
+    });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
@@ -96,7 +103,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     if (dir.resyncSchedule) {
       await queue.upsertJobScheduler("scheduled-resync", { pattern: dir.resyncSchedule }, { name: RESYNC, data: { requestedBy: "schedule" } });
     }
-    checkDirectoryKey(platform, dir, state, pause, log);
+    monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
+    monitors.push(monitor);
+    monitor.start();
   }
 
   const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
@@ -109,7 +118,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
   return {
     queues, dispatcher, workers,
+    canTakeJobs: () => !closing && redis.status === "ready" && [...workers.values()].every((w) => w.isRunning()),
     close: async () => {
+      closing = true;
+      for (const m of monitors) m.stop();
       await dispatcher.stop();
       await Promise.all([...workers.values()].map((w) => w.close()));
       await queues.close();
