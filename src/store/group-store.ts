@@ -9,6 +9,7 @@ import {
   StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
 } from "./errors";
 import { settledWrite } from "./write-settle";
+import { MemberOfDrain } from "./member-of-drain";
 import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
@@ -50,8 +51,11 @@ function memberOpsJson(ops: MemberOp[]): string {
 export class GroupStore {
   private readonly redis: Redis & StoreCommands;
   /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
+  /** Applies membership changes to the reverse index after the writes have answered (member-of-drain.ts). */
+  readonly memberOf: MemberOfDrain;
   constructor(redis: Redis, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000) {
     this.redis = defineStoreCommands(redis);
+    this.memberOf = new MemberOfDrain(this.redis, keyPrefix);
   }
 
   keys(directoryId: string): DirectoryKeys {
@@ -73,6 +77,7 @@ export class GroupStore {
     switch (r[0]) {
       case "OK":
       case "NOOP":
+        if (r[0] === "OK" && w.memberOps?.length) this.memberOf.request(directoryId);
         return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
       case "CONFLICT": throw new StoreConflictError("Group", r[1]);
       case "NOTFOUND": throw new StoreNotFoundError("Group", id);

@@ -22,6 +22,8 @@ if rk then
   if prev then return cjson.decode(prev) end
 end
 
+-- @include drainMemberOf
+
 -- the write itself (left unindented)
 local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -36,6 +38,7 @@ for _, ix in ipairs({{'gn', cur[2]}, {'gx', cur[3]}}) do
     if redis.call('HGET', P .. 'ix:' .. ix[1], ix[2]) == id then redis.call('HDEL', P .. 'ix:' .. ix[1], ix[2]) end
   end
 end
+drainMemberOf(P) -- the reverse index made exact first
 for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
 local mg = P .. 'mg:' .. id
 for _, parent in ipairs(redis.call('SMEMBERS', mg)) do

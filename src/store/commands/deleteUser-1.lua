@@ -22,6 +22,8 @@ if rk then
   if prev then return cjson.decode(prev) end
 end
 
+-- @include drainMemberOf
+
 -- the write itself (left unindented)
 local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -38,7 +40,8 @@ for _, ix in ipairs({{'ix:uxs', cur[3]}, {'ix:ue', cur[4]}, {'ix:udn', cur[5]}})
   end
 end
 
--- referential integrity: a deleted user leaves every group it was in
+-- referential integrity: a deleted user leaves every group it was in (the reverse index made exact first)
+drainMemberOf(P)
 local mg = P .. 'mg:' .. id
 for _, gid in ipairs(redis.call('SMEMBERS', mg)) do
   if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then

@@ -10,7 +10,10 @@
   Output: one entry per user found, in input order, each
           {id, d, v, c, m, groupId1, groupDisplayName1, groupId2, …}
 ]]
+-- @include drainMemberOf
 local P, mode = ARGV[1], ARGV[2]
+-- each user's groups come from the reverse index: apply pending membership changes first (usually none)
+if redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 3, #ARGV do

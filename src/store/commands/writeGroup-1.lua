@@ -38,6 +38,9 @@ if rk then
   if prev then return cjson.decode(prev) end
 end
 
+-- @include drainMemberOf
+local MEMBER_OF_QUEUE_LIMIT = 256
+
 -- the write itself (left unindented)
 local function run()
 local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -142,19 +145,18 @@ end
 if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
 
 local changed = docChanged or not exists
-local dels, sets = {}, {}
+local dels, sets, joined = {}, {}, {}
 for _, v in ipairs(order) do
   local want, was = delta[v], now_vals[v]
   if want == false then
     if was then
       dels[#dels + 1] = v
-      redis.call('SREM', P .. 'mg:' .. v, id)
       changed = true
     end
   elseif want ~= was then
     sets[#sets + 1] = v
     sets[#sets + 1] = want
-    if not was then redis.call('SADD', P .. 'mg:' .. v, id) end
+    if not was then joined[#joined + 1] = v end
     changed = true
   end
 end
@@ -168,6 +170,15 @@ if #dels > 0 or #sets > 0 then
   for _, v in ipairs(dels) do touched[#touched + 1] = seq; touched[#touched + 1] = v end
   for s = 1, #sets, 2 do touched[#touched + 1] = seq; touched[#touched + 1] = sets[s] end
   for s = 1, #touched, 2 * BATCH do redis.call('ZADD', P .. 's:gc:' .. id, unpack(touched, s, math.min(#touched, s + 2 * BATCH - 1))) end
+end
+-- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
+-- left, applied later in the background and by any script before it reads the index
+-- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member
+if #joined > 0 or #dels > 0 then
+  redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
+  -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
+  -- queue (and what a reader may have to apply) stays bounded
+  if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, 16) end
 end
 
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
