@@ -6,3 +6,4 @@ export * from "./group-store";
 export * from "./connection";
 export * from "./sync-state";
 export * from "./auth-failure-keys";
+export * from "./name-claims";

@@ -9,6 +9,7 @@
 import type { ReconcileContext, Outcome } from "../context";
 import { WaitError } from "../context";
 import { embedGroupName } from "../mapping/embed-user";
+import { claimPlatformName, releasePlatformName } from "../name-conflicts";
 
 /** Members (SCIM user ids) whose applied groups still contain `name`. */
 async function stillCarrying(c: ReconcileContext, userIds: string[], name: string): Promise<string[]> {
@@ -32,6 +33,9 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   const name = desired ? embedGroupName(String(desired.body.displayName), c.dir.embed!) : undefined;
   const members = desired ? await c.groups.memberValues(dirId, id) : [];
 
+  // another IdP group of this directory mapping to the same embed-tenant group is never merged into this one
+  const claimed = name ? await claimPlatformName(c, "g", id, name) : undefined;
+
   // ask the members whose groups change to reconcile
   const memberSet = new Set(members);
   const appliedSet = new Set(applied);
@@ -49,6 +53,7 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
     if (group) await c.platform.embed.deleteGroup(tenant, group.id);
     outcome = desired ? "updated" : "deleted";
   }
+  if (!desired || !name) await releasePlatformName(c, "g", id);
   if (!desired) {
     await c.state.remove(dirId, "group", id);
     return outcome === "unchanged" ? "deleted" : outcome;
@@ -56,5 +61,6 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   await c.state.update(dirId, "group", id, {
     appliedName: name, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed?.settle();
   return outcome;
 }

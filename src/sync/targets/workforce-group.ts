@@ -11,11 +11,13 @@ import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId } from "../mapping/workforce-user";
+import { claimPlatformName, releasePlatformName } from "../name-conflicts";
 
 async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const st = await c.state.get(c.dir.id, "group", id);
   if (st.platformId) await c.platform.scim.deleteGroup(st.platformId);
   await c.state.remove(c.dir.id, "group", id);
+  await releasePlatformName(c, "g", id);
   return st.platformId ? "deleted" : "unchanged";
 }
 
@@ -47,6 +49,8 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
 
   const st = await c.state.get(dirId, "group", id);
   const displayName = String(desired.body.displayName);
+  // another IdP group of this directory with the same platform name is never merged into this one
+  const claimed = await claimPlatformName(c, "g", id, displayName);
   const hash = payloadHash({ displayName });
   let outcome: Outcome = "unchanged";
   let platformId = st.drift === "missing" ? undefined : st.platformId;
@@ -116,5 +120,6 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   await c.state.update(dirId, "group", id, {
     platformId, hash, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed.settle();
   return outcome;
 }
