@@ -9,7 +9,7 @@ import { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import { GroupStore, NameClaims, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -51,6 +51,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
   const claims = new NameClaims(redis, prefix);
+  const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
   const workers = new Map<string, Worker>();
   const clients: PlatformClient[] = [];
@@ -76,7 +77,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }
     clients.push(platform);
     const ctx: ReconcileContext = {
-      dir, users, groups, state, platform, usage, claims, logger: log,
+      dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
     const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics });

@@ -7,3 +7,4 @@ export * from "./connection";
 export * from "./sync-state";
 export * from "./auth-failure-keys";
 export * from "./name-claims";
+export * from "./ownership";

@@ -12,6 +12,7 @@
 import type { ClaimSpace, SyncKind } from "../store";
 import { MappingError, type ReconcileContext } from "./context";
 import { embedExternalId, embedGroupName } from "./mapping/embed-user";
+import { OwnershipConflictError, ensureOwned } from "./ownership-guard";
 
 const kindOf = (space: ClaimSpace): SyncKind => (space === "g" ? "group" : "user");
 
@@ -75,12 +76,26 @@ export async function releasePlatformName(c: ReconcileContext, space: ClaimSpace
   if (old) await wake(c, space, old);
 }
 
-/** Embed: the tenant-group names of a user's groups that those groups hold (claimed now if free). */
+/** True when this directory manages the embed-tenant group `name` (taken when nobody does). */
+async function ownedHere(c: ReconcileContext, name: string): Promise<boolean> {
+  try {
+    await ensureOwned(c, "group", name);
+    return true;
+  } catch (err) {
+    if (err instanceof OwnershipConflictError) return false;
+    throw err;
+  }
+}
+
+/**
+ * Embed: the tenant-group names of a user's groups that those groups hold (claimed now if free) and that
+ * no other directory sharing the tenant manages.
+ */
 export async function claimedGroupNames(c: ReconcileContext, groups: Array<{ value: string; display: string }>): Promise<string[]> {
   const out: string[] = [];
   for (const g of groups) {
     const name = embedGroupName(g.display, c.dir.embed!);
-    if (name && !(await tryClaim(c, "g", g.value, name)).holder) out.push(name);
+    if (name && !(await tryClaim(c, "g", g.value, name)).holder && await ownedHere(c, name)) out.push(name);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import { atWarningLevel } from "../external-user-usage";
 import { embedDeprovisionRequest, embedExternalId, embedUserRequest } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
 import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../name-conflicts";
+import { ensureOwned } from "../ownership-guard";
 
 /** True for a platform answer of 4xx: the request was refused, nothing was written. */
 function isRefused(err: unknown): boolean {
@@ -30,6 +31,7 @@ async function deprovision(c: ReconcileContext, id: string, externalId: string |
   const req = embedDeprovisionRequest(c.dir, ext!);
   const hash = payloadHash(req);
   if (st.status === "deprovisioned" && st.hash === hash && !st.drift) return "unchanged";
+  await ensureOwned(c, "user", ext!);
   await c.platform.embed.generateSession(req);
   await c.state.update(dirId, "user", id, {
     hash, status: "deprovisioned", appliedGroups: "[]", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
@@ -56,6 +58,7 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   const st = await c.state.get(dirId, "user", id);
   if (st.externalId && st.externalId !== externalId) {
     // the user's externalId changed (e.g. a userName rename): clear the old external user first
+    await ensureOwned(c, "user", st.externalId);
     await c.platform.embed.generateSession(embedDeprovisionRequest(c.dir, st.externalId));
   }
   // only the names its own groups hold: a group refused its name (conflict) adds nobody to the other's
@@ -67,6 +70,8 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
     return "unchanged";
   }
 
+  // an external user another directory of this account manages is never taken over
+  await ensureOwned(c, "user", externalId);
   const { usage, added } = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
   if (atWarningLevel(usage, embed.externalUserLimit) && st.externalId !== externalId) {
     c.logger.warn({ directory: dirId, usage, limit: embed.externalUserLimit }, "external users at 90% or more of the account limit");

@@ -12,10 +12,15 @@ import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId } from "../mapping/workforce-user";
 import { claimPlatformName, releasePlatformName } from "../name-conflicts";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const st = await c.state.get(c.dir.id, "group", id);
-  if (st.platformId) await c.platform.scim.deleteGroup(st.platformId);
+  if (st.platformId) {
+    await ensureOwned(c, "group", st.platformId);
+    await c.platform.scim.deleteGroup(st.platformId);
+    await forgetOwned(c, "group", st.platformId);
+  }
   await c.state.remove(c.dir.id, "group", id);
   await releasePlatformName(c, "g", id);
   return st.platformId ? "deleted" : "unchanged";
@@ -24,13 +29,17 @@ async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Out
 /** Creates or adopts the platform group; returns its id. */
 async function ensureGroup(c: ReconcileContext, displayName: string, externalId: string): Promise<{ id: string; created: boolean }> {
   const existing = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
-  if (existing) return { id: existing.id, created: false };
+  // adopted only when no other directory of this platform account manages it
+  if (existing) { await ensureOwned(c, "group", existing.id, displayName); return { id: existing.id, created: false }; }
   try {
-    return { id: (await c.platform.scim.createGroup({ displayName, externalId })).id, created: true };
+    const id = (await c.platform.scim.createGroup({ displayName, externalId })).id;
+    await recordOwned(c, "group", id);
+    return { id, created: true };
   } catch (err) {
     if (!isConflict(err)) throw err;
     const again = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
     if (!again) throw err;
+    await ensureOwned(c, "group", again.id, displayName);
     return { id: again.id, created: false };
   }
 }
@@ -55,6 +64,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   let outcome: Outcome = "unchanged";
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   const appliedKey = c.state.appliedMembersKey(dirId, id);
+  if (platformId) await ensureOwned(c, "group", platformId, displayName);
 
   if (platformId && (st.hash !== hash || st.drift === "changed")) {
     try {
