@@ -8,3 +8,4 @@ export * from "./sync-state";
 export * from "./auth-failure-keys";
 export * from "./name-claims";
 export * from "./ownership";
+export * from "./index-migration";
