@@ -8,6 +8,7 @@ import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig, resyncThroughAdmin } from "../helpers/resync";
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { redisBackend } from "../../src/cli/backends/redis-backend";
 
 const GROUP_SCHEMA = ["urn:ietf:params:scim:schemas:core:2.0:Group"];
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -94,6 +95,18 @@ describe("two workforce directories on one platform account", () => {
     await waitIdle(e, "wf");
     expect((await platformUser("own.alice@example.com"))[0]).toMatchObject({ id: pid, active: true });
     expect((await status("wf", "user", inWf)).lastError).toContain('managed by directory "wf2"');
+  });
+
+  it("should hand it back through the CLI's backend; the first directory then applies what waited (its IdP delete)", async () => {
+    const b = await redisBackend(e.config);
+    try {
+      const r = await b.handOver({ space: "u", resource: pid, to: "wf", from: "wf2" }, "dave (cli)");
+      expect(r).toMatchObject({ ok: true, from: "wf2", to: "wf", requeued: 1 });
+    } finally {
+      await b.close();
+    }
+    await waitFor(async () => (await platformUser("own.alice@example.com"))[0]?.active === false, 15000, "alice deactivated by wf");
+    expect((await status("wf", "user", inWf)).status).toBe("deprovisioned");
   });
 });
 
