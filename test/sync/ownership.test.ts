@@ -118,4 +118,23 @@ describe("two embed directories sharing one embed tenant", () => {
     const st = await settled("em2", "user", b, "failed", "em2's user refused");
     expect(st.lastError).toMatch(/^ownership conflict: external user own\.shared is managed by directory "em"/);
   });
+
+  it("should not let the second directory join, change or delete the first one's embed-tenant group", async () => {
+    const m1 = await user("em", "own.member1");
+    const m2 = await user("em2", "own.member2");
+    const g1 = await e.scim("em").post("/Groups", { schemas: GROUP_SCHEMA, displayName: "Shared Team", members: [{ value: m1 }] });
+    await waitFor(async () => (await e.simState()).tenants["em-tenant"]?.externalUsers["own.member1"]?.groups.includes("Shared Team"), 15000, "em's member in the group");
+    const g2 = await e.scim("em2").post("/Groups", { schemas: GROUP_SCHEMA, displayName: "Shared Team", members: [{ value: m2 }] });
+    const st = await settled("em2", "group", g2.body.id, "failed", "em2's group refused");
+    expect(st.lastError).toMatch(/embed-tenant group Shared Team is managed by directory "em"/);
+    await waitIdle(e, "em");
+    expect((await e.simState()).tenants["em-tenant"].externalUsers["own.member2"]?.groups ?? []).not.toContain("Shared Team");
+    // em2 deleting its group leaves em's tenant group and member alone
+    expect((await e.scim("em2").delete(`/Groups/${g2.body.id}`)).status).toBe(204);
+    await waitIdle(e, "em");
+    const t = (await e.simState()).tenants["em-tenant"];
+    expect(t.groups.map((g) => g.name)).toContain("Shared Team");
+    expect(t.externalUsers["own.member1"].groups).toContain("Shared Team");
+    expect(g1.status).toBe(201);
+  });
 });
