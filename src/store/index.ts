@@ -6,4 +6,6 @@ export * from "./group-store";
 export * from "./connection";
 export * from "./sync-state";
 export * from "./auth-failure-keys";
+export * from "./name-claims";
+export * from "./ownership";
 export * from "./index-migration";

@@ -13,6 +13,7 @@ import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { handleFailure } from "./outcome";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
+import type { Revival } from "./revival";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -21,6 +22,8 @@ export interface ProcessorDeps {
   queue: Queue;
   pause(reason: string): Promise<void>;
   metrics?: Metrics;
+  /** Queues transient failures again later (issue 9 item 6). */
+  revival?: Revival;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
@@ -53,6 +56,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       return handleFailure(err, job, token, kind as SyncKind, id, {
         state: ctx.state, queue: d.queue, directoryId: dirId, pause: d.pause,
         onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+        onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
       });
     }
   };

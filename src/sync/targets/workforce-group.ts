@@ -11,22 +11,33 @@ import type { ReconcileContext, Outcome } from "../context";
 import { WaitError, isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId } from "../mapping/workforce-user";
+import { claimPlatformName, releasePlatformName } from "../name-conflicts";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const st = await c.state.get(c.dir.id, "group", id);
-  if (st.platformId) await c.platform.scim.deleteGroup(st.platformId);
+  if (st.platformId) {
+    await ensureOwned(c, "group", st.platformId);
+    await c.platform.scim.deleteGroup(st.platformId);
+    await forgetOwned(c, "group", st.platformId);
+  }
   await c.state.remove(c.dir.id, "group", id);
+  await releasePlatformName(c, "g", id);
   return st.platformId ? "deleted" : "unchanged";
 }
 
 /** Creates the platform group, or adopts the one of that displayName on 409; returns its id. */
 async function ensureGroup(c: ReconcileContext, displayName: string, externalId: string): Promise<{ id: string; created: boolean }> {
   try {
-    return { id: (await c.platform.scim.createGroup({ displayName, externalId })).id, created: true };
+    const id = (await c.platform.scim.createGroup({ displayName, externalId })).id;
+    await recordOwned(c, "group", id);
+    return { id, created: true };
   } catch (err) {
     if (!isConflict(err)) throw err;
     const existing = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
     if (!existing) throw err;
+    // adopted only when no other directory of this platform account manages it
+    await ensureOwned(c, "group", existing.id, displayName);
     return { id: existing.id, created: false };
   }
 }
@@ -45,9 +56,12 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
 
   const st = await c.state.get(dirId, "group", id);
   const displayName = String(desired.body.displayName);
+  // another IdP group of this directory with the same platform name is never merged into this one
+  const claimed = await claimPlatformName(c, "g", id, displayName);
   const hash = payloadHash({ displayName });
   let outcome: Outcome = "unchanged";
   let platformId = st.drift === "missing" ? undefined : st.platformId;
+  if (platformId) await ensureOwned(c, "group", platformId, displayName);
 
   if (platformId && (st.hash !== hash || st.drift === "changed")) {
     try {
@@ -86,7 +100,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
       // after a diff against the platform, what is applied is what the platform now holds
       waiting = await c.state.settleMembers(dirId, id, { seen: delta.seen, scores: delta.scores, add: delta.should.map((m) => m.id), remove: [] }, true);
     } else {
-      // nothing is on a new platform group yet: every member that should be is added
+      // a new platform group gets every member that should be, an existing one the delta
       const { now, later } = fullBatches(fresh ? delta.should : delta.add, delta.unready.length, c.dir.platform.memberBatchSize);
       const removes = fresh ? [] : delta.remove;
       const removePids = removes.map((m) => m.pid).filter((p): p is string => !!p);
@@ -111,6 +125,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   await c.state.update(dirId, "group", id, {
     platformId, hash, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed.settle();
   // adds held back for a full batch: this reconcile runs again shortly (no attempt spent)
   if (held) throw new WaitError(`${held} membership(s) held back until ${delta.unready.length} member(s) finish their first sync`, 500);
   // members that changed while this ran (and whose marking asked for no reconcile, one was coming): one more run

@@ -11,6 +11,7 @@ import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { workforceUserPayload } from "../mapping/workforce-user";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 const GONE = "deleted";
 
@@ -22,8 +23,10 @@ async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outc
     return "unchanged";
   }
   if (st.status === "deprovisioned" && st.hash === GONE && !st.drift) return "unchanged";
+  await ensureOwned(c, "user", st.platformId);
   if (c.dir.workforce.onUserDelete === "delete") {
     await c.platform.scim.deleteUser(st.platformId);
+    await forgetOwned(c, "user", st.platformId);
   } else {
     try {
       await c.platform.scim.deactivateUser(st.platformId);
@@ -50,6 +53,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   let outcome: Outcome = "updated";
   if (platformId) {
+    await ensureOwned(c, "user", platformId, String(payload.userName));
     try {
       await c.platform.scim.replaceUser(platformId, payload);
     } catch (err) {
@@ -60,12 +64,15 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   if (!platformId) {
     try {
       platformId = (await c.platform.scim.createUser(payload)).id;
+      await recordOwned(c, "user", platformId);
       outcome = "created";
     } catch (err) {
-      // "409 uniqueness": adopt the platform user with the same userName rather than duplicate it
+      // "409 uniqueness": adopt the platform user with the same userName rather than duplicate it, and
+      // only when no other directory of this platform account manages it
       if (!isConflict(err)) throw err;
       const existing = await c.platform.scim.findUserByUserName(String(payload.userName));
       if (!existing) throw err;
+      await ensureOwned(c, "user", existing.id, String(payload.userName));
       await c.platform.scim.replaceUser(existing.id, payload);
       platformId = existing.id;
     }
