@@ -70,8 +70,19 @@ const platformSchema = strictObject({
   maxConnections: z.number().int().positive().default(16),
   /** Members per platform SCIM group PATCH (batching of membership deltas). */
   memberBatchSize: z.number().int().positive().max(10000).default(100),
-  /** Page size for platform SCIM lists and embed-tenant group cursors ("page size bounds of `first`: not shown"). */
+  /** Page size of embed-tenant group cursors ("page size bounds of `first`: not shown"). */
   pageSize: z.number().int().positive().max(1000).default(100),
+  /**
+   * `count` of platform SCIM list reads (resync): the largest page the platform accepts, so a resync makes
+   * as few list calls as it can. The contract shows no bound; a platform that caps `count` lower answers
+   * shorter pages (RFC 7644 §3.4.2.4), which the bridge follows to the end, only with more calls.
+   */
+  scimPageSize: z.number().int().positive().max(10000).default(1000),
+  /**
+   * The platform account's own limit, when it has one: one window in Redis shared by every directory (and
+   * every worker) whose baseUrl names the same account, on top of each directory's `rateLimit`.
+   */
+  accountRateLimit: rateLimitSchema.optional(),
   /**
    * Status the platform uses for message-bearing failures ("not shown"). Any 4xx other than 401/403/429 is
    * already such a failure; set this when the platform sends them with a 5xx, so they are not retried.
@@ -137,6 +148,14 @@ export const directorySchema = strictObject({
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
+    /**
+     * Uniqueness rules beyond RFC 7643's. userName is always unique (case-insensitively); externalId has
+     * no uniqueness in the RFC (§3.1), and a Group's displayName none (§4.2), so repeats are accepted.
+     */
+    uniqueness: strictObject({
+      /** Refuse (409 uniqueness) a user or group whose externalId another user or group of the directory has. */
+      externalId: z.boolean().default(false),
+    }).prefault({}),
     /** Safeguards of operator actions (resync). */
     safety: safetySchema.prefault({}),
   })
@@ -177,6 +196,12 @@ export const configSchema = strictObject({
         /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
         keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
         commandTimeoutMs: z.number().int().positive().default(5000),
+        /**
+         * How long a SCIM write whose Redis answer was lost (command timeout, dropped connection) waits for
+         * Redis to answer again, so the response says whether it committed (its real result) or not (503).
+         * 0 answers 503 at once with the outcome unknown.
+         */
+        writeSettleMs: z.number().int().min(0).max(60000).default(10000),
         /**
          * Redis Cluster: seed nodes as `host:port` (env REDIS_CLUSTER_NODES, comma-separated). Non-empty turns
          * cluster mode on; `url` then gives only the scheme (rediss:// = TLS), user name and password.
@@ -242,6 +267,16 @@ export const configSchema = strictObject({
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
+        /**
+         * Items whose retries ran out on transient errors (5xx, timeouts, connection failures) are queued again
+         * by themselves: after `reviveBaseMs`, then twice as long each time, up to `reviveMaxMs`; and at once
+         * when the directory's platform calls succeed again after at least `outageGapMs` of failing calls.
+         */
+        reviveBaseMs: z.number().int().positive().default(60000),
+        reviveMaxMs: z.number().int().positive().default(4 * 3600 * 1000),
+        outageGapMs: z.number().int().positive().default(10000),
+        /** How often a worker looks for items due to be queued again. */
+        reviveTickMs: z.number().int().positive().default(5000),
         /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
         keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),

@@ -9,7 +9,7 @@ import { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -18,6 +18,7 @@ import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
 import { KeyMonitor } from "../sync/key-check";
+import { Revival } from "../sync/revival";
 import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
@@ -51,10 +52,13 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
+  const claims = new NameClaims(redis, prefix);
+  const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
   const workers = new Map<string, Worker>();
   const clients: PlatformClient[] = [];
   const monitors: KeyMonitor[] = [];
+  const revivals: Revival[] = [];
   let closing = false;
 
   for (const dir of config.directories) {
@@ -66,8 +70,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       return pauseDirectory(queue, state, dir.id, reason);
     };
     let monitor: KeyMonitor | undefined;
+    const s = config.sync;
+    const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
+      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs, tickMs: s.reviveTickMs }, log);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitor?.succeeded();
+      revival.onCall(status);
     });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
@@ -76,10 +84,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }
     clients.push(platform);
     const ctx: ReconcileContext = {
-      dir, users, groups, state, platform, usage, logger: log,
+      dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
-    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics });
+    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, revival });
+    revivals.push(revival);
+    revival.start();
     const worker = new Worker(queueName(dir.id), processor, {
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
@@ -123,6 +133,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     close: async () => {
       closing = true;
       for (const m of monitors) m.stop();
+      for (const r of revivals) r.stop();
       await dispatcher.stop();
       await Promise.all([...workers.values()].map((w) => w.close()));
       await queues.close();

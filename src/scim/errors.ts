@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isEngineMessage } from "./engine-message";
+import { StoreWriteAbandonedError } from "../store/errors";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -51,7 +52,7 @@ export function sendScimError(res: Response, status: number, scimType: string | 
  * that is now a replica).
  */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (err instanceof UnavailableError) return true;
+  if (err instanceof UnavailableError || err instanceof StoreWriteAbandonedError) return true;
   const msg = err instanceof Error ? err.message : "";
   return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|All sentinels are unreachable|Connection in subscriber mode|Stream connection ended/i.test(msg);
 }

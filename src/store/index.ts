@@ -16,3 +16,6 @@ export * from "./admin-keys";
 export * from "./admin-session-store";
 export * from "./redis-errors";
 export * from "./key-space";
+export * from "./name-claims";
+export * from "./ownership";
+export * from "./index-migration";

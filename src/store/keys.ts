@@ -11,14 +11,24 @@
  *                         x (externalId), dn (displayName as sent)
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
  *   P groups       ZSET   group ids scored by creation sequence
- *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of
+ *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of: the reverse
+ *                         index, brought up to date from P mgq after the member write has answered
+ *   P mgq          STREAM membership changes not yet in the reverse index: g (group id), a (values that
+ *                         joined), r (values that left), "\n"-separated. Every script that reads mg:
+ *                         applies it first (commands/includes/drainMemberOf.lua), so readers see mg: exact
  *   P seq          STRING creation sequence counter
- *   P ix:un        HASH   lower(userName) → user id          (unique)
- *   P ix:ux        HASH   externalId → user id               (unique, case-exact)
+ *   P rq:<request> STRING the reply of a committed write, kept 120 s, so a write whose answer was lost can
+ *                         be settled (write-settle.ts); "ABANDONED" once settlement gave it up
+ *   P ix:un        HASH   lower(userName) → user id          (unique: RFC 7643 §4.1.1)
+ *   P ix:uxs       ZSET   "<externalId>\0<user id>"          (lexicographic, non-unique, case-exact: §3.1)
  *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
- *   P ix:gn        HASH   lower(displayName) → group id      (unique)
- *   P ix:gx        HASH   externalId → group id              (unique)
+ *   P ix:gns       ZSET   "<lower displayName>\0<group id>"  (lexicographic, non-unique: §4.2)
+ *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
+ *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
+ *   index-migration.ts moves them at start, and the scripts read them until then)
+ *   P s:gc:<id>    ZSET   ids of the members whose membership of group <id> changed since its last reconcile
+ *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
  *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it
@@ -26,6 +36,16 @@
  *                         the latest desired state, never the entry — and acks; entries a crashed reader
  *                         left pending are reclaimed (XAUTOCLAIM), which is the sweeper.
  */
+import { createHash } from "node:crypto";
+
+
+/**
+ * `<keyPrefix>:{acct-<hash>}:rate`: the call window shared by every directory that syncs into one platform
+ * account (the same baseUrl), with its own hash tag (its one-key script runs on any shard).
+ */
+export function platformAccountRateKey(keyPrefix: string, baseUrl: string): string {
+  return `${keyPrefix}:{acct-${createHash("sha256").update(baseUrl.replace(/\/+$/, "").toLowerCase()).digest("hex").slice(0, 16)}}:rate`;
+}
 
 /** Key builder for one directory. */
 export class DirectoryKeys {
@@ -46,4 +66,14 @@ export class DirectoryKeys {
 /** `<keyPrefix>:metrics:salt` STRING: the random salt of the opaque directory labels of /metrics (set once). */
 export function metricsSaltKey(keyPrefix: string): string {
   return `${keyPrefix}:metrics:salt`;
+}
+
+/**
+ * Keys of the revival of a directory's items that failed on transient errors (src/sync/revival.ts):
+ * `P s:revive` ZSET "<kind>:<id>" scored by when to queue it again; `P s:revive:n` HASH "<kind>:<id>" → times
+ * queued again so far (the exponent of its schedule).
+ */
+export function reviveKeys(keyPrefix: string, dir: string): { due: string; count: string } {
+  const p = new DirectoryKeys(keyPrefix, dir).prefix;
+  return { due: `${p}s:revive`, count: `${p}s:revive:n` };
 }

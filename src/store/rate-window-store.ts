@@ -1,10 +1,9 @@
 /**
- * The shared platform-call rate window of each directory (`<P>s:rate`, sync-state-keys.ts): a
- * sliding-window log of call tokens scored by time (ms). src/sync/shared-rate-limiter.ts decides how long
- * to wait; this file owns the key and the script.
+ * Shared platform-call rate windows: a directory's (`<P>s:rate`, SyncStateKeys.rateWindow) and a
+ * platform account's (platformAccountRateKey in keys.ts), each a sliding-window log of call tokens scored
+ * by time (ms). src/sync/shared-rate-limiter.ts decides how long to wait; this file owns the script.
  */
 import type { RedisConnection } from "./connection";
-import { SyncStateKeys } from "./sync-state-keys";
 
 /*
   KEYS[1] window zset; ARGV[1] now (ms); ARGV[2] window (ms); ARGV[3] max; ARGV[4] token
@@ -21,19 +20,15 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
 
 export class RateWindowStore {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  constructor(private readonly redis: RedisConnection) {}
 
-  key(dir: string): string {
-    return new SyncStateKeys(this.keyPrefix, dir).rateWindow;
-  }
-
-  /** Records `token` at `nowMs` if fewer than `max` calls fall in the window; else ms to wait (nothing recorded). */
-  async tryAcquire(dir: string, nowMs: number, windowMs: number, max: number, token: string): Promise<number> {
-    return Number(await this.redis.eval(ACQUIRE, 1, this.key(dir), String(nowMs), String(windowMs), String(max), token));
+  /** `key`: a window key built in src/store. Records `token` at `nowMs` if fewer than `max` calls fall in the window; else ms to wait (nothing recorded). */
+  async tryAcquire(key: string, nowMs: number, windowMs: number, max: number, token: string): Promise<number> {
+    return Number(await this.redis.eval(ACQUIRE, 1, key, String(nowMs), String(windowMs), String(max), token));
   }
 
   /** Moves a recorded call to `nowMs` (its completion), if it is still in the window. */
-  async restamp(dir: string, token: string, nowMs: number): Promise<void> {
-    await this.redis.zadd(this.key(dir), "XX", nowMs, token);
+  async restamp(key: string, token: string, nowMs: number): Promise<void> {
+    await this.redis.zadd(key, "XX", nowMs, token);
   }
 }

@@ -5,6 +5,7 @@
  *
  *   P s:<k>:<id>      HASH  one resource's sync state (<k>: "u" user, "g" group)
  *   P s:gm:<id>       SET   member ids whose membership of group <id> is applied on the platform
+ *   P s:gc:<id>       ZSET  member ids whose membership of group <id> changed since its last reconcile
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied
@@ -26,6 +27,7 @@ export class SyncStateKeys {
   }
   record(kind: SyncKind, id: string): string { return `${this.p}s:${kindCode(kind)}:${id}`; }
   appliedMembers(groupId: string): string { return `${this.p}s:gm:${groupId}`; }
+  changedMembers(groupId: string): string { return `${this.p}s:gc:${groupId}`; }
   status(status: SyncStatus): string { return `${this.p}s:st:${status}`; }
   get meta(): string { return `${this.p}s:meta`; }
   get embedGroups(): string { return `${this.p}s:embed-groups`; }

@@ -13,6 +13,7 @@ import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { handleFailure } from "./outcome";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
+import type { Revival } from "./revival";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -21,12 +22,17 @@ export interface ProcessorDeps {
   queue: Queue;
   pause(reason: string): Promise<void>;
   metrics?: Metrics;
+  /** Queues transient failures again later (issue 9 item 6). */
+  revival?: Revival;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
 export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) => Promise<string> {
   const { ctx, redis, keyPrefix: prefix, metrics } = d;
   const dirId = ctx.dir.id;
+  // lastSyncAt is written at most once a second per process: one MULTI per reconcile was a measurable
+  // share of a worker's CPU at platform speed, and the operator surface shows it to the second anyway
+  let lastSyncWrite = 0;
   return async (job, token) => {
     if (job.name === RESYNC) {
       const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, job.data as ResyncJobData);
@@ -37,7 +43,10 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
     try {
       const outcome = await reconcile(ctx, kind, id);
       await settleResync(redis, prefix, dirId, kind, id, outcome);
-      if (outcome !== "unchanged") await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
+      if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {
+        lastSyncWrite = Date.now();
+        await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
+      }
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome });
       endTimer?.();
       return outcome;
@@ -47,6 +56,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       return handleFailure(err, job, token, kind as SyncKind, id, {
         state: ctx.state, queue: d.queue, directoryId: dirId, pause: d.pause,
         onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+        onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
       });
     }
   };

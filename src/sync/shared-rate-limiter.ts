@@ -10,27 +10,42 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
-import type { RateWindowStore } from "../store";
+import { RateWindowStore, type RedisConnection } from "../store";
 import type { CallLimiter } from "../platform";
 
-/** The Redis-backed limiter of one directory. */
+/** Several limiters in turn (the directory's window, then its platform account's): a call needs a slot of each. */
+export class LimiterChain implements CallLimiter {
+  constructor(private readonly limiters: CallLimiter[]) {}
+
+  async acquire(): Promise<() => void> {
+    const releases: Array<() => void> = [];
+    for (const l of this.limiters) releases.push(await l.acquire());
+    return () => { for (const r of releases) r(); };
+  }
+}
+
+/** The Redis-backed limiter of one directory (or of one platform account). */
 export class SharedRateLimiter implements CallLimiter {
   private readonly windowMs: number;
 
-  constructor(private readonly windows: RateWindowStore, private readonly directoryId: string, private readonly max: number, durationMs: number) {
+  private readonly windows: RateWindowStore;
+
+  /** `key`: the window's key, built in src/store (SyncStateKeys.rateWindow, platformAccountRateKey). */
+  constructor(redis: RedisConnection, private readonly key: string, private readonly max: number, durationMs: number) {
+    this.windows = new RateWindowStore(redis);
     this.windowMs = durationMs + Math.max(5, Math.ceil(durationMs / 100));
   }
 
   async acquire(): Promise<() => void> {
     const token = randomUUID();
     for (;;) {
-      const wait = await this.windows.tryAcquire(this.directoryId, Date.now(), this.windowMs, this.max, token);
+      const wait = await this.windows.tryAcquire(this.key, Date.now(), this.windowMs, this.max, token);
       if (wait === 0) break;
       await sleep(Math.min(wait, this.windowMs));
     }
     return () => {
       // the window of this call starts when it completed (XX: only if still there)
-      void this.windows.restamp(this.directoryId, token, Date.now()).catch(() => undefined);
+      void this.windows.restamp(this.key, token, Date.now()).catch(() => undefined);
     };
   }
 }
