@@ -73,7 +73,7 @@ function directoriesApi(c: OpsContext): Router {
     done(req, res, 200, { retried: 1 });
   });
   r.post("/:id/resume", async (req, res) => {
-    await resumeDirectory(c.queues.queue(req.params.id), c.state, req.params.id);
+    await resumeDirectory(c.queues, c.state, req.params.id);
     done(req, res, 200, { resumed: req.params.id });
   });
   r.post("/:id/resync", async (req, res) => {
@@ -115,7 +115,7 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
 
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
-  createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
+  createBullBoard({ queues: Array.from({ length: queues.shards }, (_, n) => new BullMQAdapter(queues.shard(n))), serverAdapter: board });
   // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
   // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
   board.setErrorHandler((err) => {

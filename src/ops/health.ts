@@ -1,6 +1,6 @@
 /**
  * /healthz (the process answers) and /readyz (it can do its job): Redis reachable, at least one worker
- * attached to every directory's queue, and every directory's platform key verified (as the workers last
+ * attached to every directory's queue shard, and every directory's platform key verified (as the workers last
  * recorded it). 503 with the failing checks otherwise.
  */
 import type { RequestHandler } from "express";
@@ -24,8 +24,12 @@ export async function readiness(c: OpsContext, timeoutMs = 1000): Promise<Readin
   const workers: Record<string, number> = {};
   const platformKey: Record<string, string> = {};
   if (redis === "ok") {
+    // workers attach to the queue shards: one CLIENT LIST per shard, not per directory
+    const perShard = new Map<unknown, Promise<number>>();
     for (const d of c.config.directories) {
-      workers[d.id] = await c.queues.queue(d.id).getWorkersCount().catch(() => 0);
+      const q = c.queues.queueOf(d.id);
+      if (!perShard.has(q)) perShard.set(q, q.getWorkersCount().catch(() => 0));
+      workers[d.id] = await perShard.get(q)!;
       platformKey[d.id] = (await c.state.meta(d.id)).keyStatus ?? "unchecked";
     }
   }
