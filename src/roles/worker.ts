@@ -19,7 +19,7 @@ import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
-import { checkDirectoryKey } from "../sync/key-check";
+import { KeyMonitor } from "../sync/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
@@ -34,6 +34,8 @@ export interface SyncRuntime {
   addDirectory(dir: DirectoryConfig): Promise<void>;
   /** Stops serving a directory (its queued work stays in Redis). */
   removeDirectory(id: string): Promise<void>;
+  /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
+  canTakeJobs(): boolean;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const queues = new SyncQueues(redis, config);
   const processors = new Map<string, JobProcessor>();
   const clients = new Map<string, PlatformClient>();
+  const monitors = new Map<string, KeyMonitor>();
+  let closing = false;
 
   const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
     const log = logger.child({ directory: dir.id });
@@ -69,7 +73,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       log.error({ reason }, "directory paused");
       return pauseDirectory(state, dir.id, reason);
     };
-    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics);
+    let monitor: KeyMonitor | undefined;
+    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
+      if (status >= 200 && status < 300) monitor?.succeeded();
+    });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
@@ -91,13 +98,17 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     } else {
       await queues.queueOf(dir.id).removeJobScheduler(scheduler);
     }
-    checkDirectoryKey(platform, dir, state, pause, log);
+    monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
+    monitors.set(dir.id, monitor);
+    monitor.start();
     await queues.admit(dir.id);
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
     processors.delete(id);
     queues.unregister(id);
+    monitors.get(id)?.stop();
+    monitors.delete(id);
     await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
     const client = clients.get(id);
     clients.delete(id);
@@ -128,8 +139,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
   return {
     queues, dispatcher, workers, addDirectory, removeDirectory,
+    canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     close: async () => {
+      closing = true;
       clearInterval(recovery);
+      for (const m of monitors.values()) m.stop();
       await dispatcher.stop();
       await Promise.all(workers.map((w) => w.close()));
       await recovering;

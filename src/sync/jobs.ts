@@ -22,6 +22,10 @@ export interface ReconcileJobData {
 export interface ResyncJobData {
   dir: string;
   requestedBy: string;
+  /** A dry run: the id its plan is stored under. */
+  dryRun?: string;
+  /** The deprovisions an operator confirmed, of the resync of this id. */
+  confirm?: string;
 }
 
 /** The shard of a directory: stable across processes and restarts (md5 of the id, modulo the shard count). */
@@ -45,9 +49,9 @@ export function dedupId(dir: string, kind: SyncKind, id: string): string {
   return `${dir}:${kind}-${id}`;
 }
 
-/** Deduplication id of a directory's resync. */
-export function resyncDedupId(dir: string): string {
-  return `${dir}:resync`;
+/** Deduplication id of a directory's resync job (`what`: "resync", or a dry run's or confirmation's own id). */
+export function resyncDedupId(dir: string, what = "resync"): string {
+  return `${dir}:${what}`;
 }
 
 /** Id of a directory's resync job scheduler in its shard. */

@@ -144,11 +144,15 @@ export class SyncQueues {
     await this.admission.hold(directoryId, ms);
   }
 
-  /** Asks for a full resync of a directory (one at a time: deduplicated and locked). */
-  async enqueueResync(directoryId: string, requestedBy: string): Promise<void> {
+  /**
+   * Asks for a full resync of a directory (one at a time: deduplicated and locked), a dry run of one
+   * (`dryRun`: the plan's id), or the deprovisions of a confirmed one (`confirm`: the resync's id).
+   */
+  async enqueueResync(directoryId: string, requestedBy: string, o: { dryRun?: string; confirm?: string } = {}): Promise<void> {
     this.cap(directoryId);
-    await this.queueOf(directoryId).add(RESYNC, { dir: directoryId, requestedBy } satisfies ResyncJobData, {
-      deduplication: { id: resyncDedupId(directoryId) },
+    const dedup = o.dryRun ? `resync-plan-${o.dryRun}` : o.confirm ? `resync-confirm-${o.confirm}` : "resync";
+    await this.queueOf(directoryId).add(RESYNC, { dir: directoryId, requestedBy, ...o } satisfies ResyncJobData, {
+      deduplication: { id: resyncDedupId(directoryId, dedup) },
       attempts: 3,
       backoff: { type: "bridge" },
       removeOnComplete: { count: 100 },
