@@ -111,11 +111,21 @@ export class AdmissionStore {
     await this.redis.multi().zadd(k.backlog, "NX", now, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
   }
 
-  /** Members admitted (in flight or retrying) since before `before` (ms). */
-  async admittedSince(dir: string, before: number): Promise<string[]> {
-    const k = this.keys(dir);
-    const [a, b] = await Promise.all([this.redis.zrangebyscore(k.inflight, "-inf", before), this.redis.zrangebyscore(k.retrying, "-inf", before)]);
-    return [...a, ...b];
+  /** Of each directory, the members admitted (in flight or retrying) since before `before` (ms); one round trip. */
+  async admittedSince(dirs: string[], before: number): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!dirs.length) return out;
+    const pipe = this.redis.pipeline();
+    for (const d of dirs) {
+      const k = this.keys(d);
+      pipe.zrangebyscore(k.inflight, "-inf", before).zrangebyscore(k.retrying, "-inf", before);
+    }
+    const res = (await pipe.exec()) ?? [];
+    dirs.forEach((d, i) => {
+      const members = [...((res[2 * i]?.[1] as string[] | undefined) ?? []), ...((res[2 * i + 1]?.[1] as string[] | undefined) ?? [])];
+      if (members.length) out.set(d, members);
+    });
+    return out;
   }
 
   /** Re-stamps admitted members whose job still exists. */

@@ -189,9 +189,7 @@ export class SyncQueues {
     let admitted = 0;
     const dirs = this.directories();
     const before = Date.now() - olderThanMs;
-    for (const dir of dirs) {
-      const old = await this.admission.admittedSince(dir, before);
-      if (!old.length) continue;
+    for (const [dir, old] of await this.admission.admittedSince(dirs, before)) {
       const queue = this.queueOf(dir);
       const alive: string[] = [];
       for (const m of old) {

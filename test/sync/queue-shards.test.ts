@@ -111,6 +111,23 @@ describe("queue shards", () => {
     }
   });
 
+  it("should give back a slot whose job is gone (a worker died between admission and enqueue) and sync the resource", async () => {
+    const e = await startSyncEnv({ runtime: false, wf: { concurrency: 1 } });
+    try {
+      const uid = await createUser(e, "wf", "orphaned@example.com");
+      await e.redis.del(e.users.keys("wf").outbox);
+      // admitted long ago, no job in the shard: wf's one slot is taken by nothing
+      await e.redis.zadd(e.queues.admission.keys("wf").inflight, Date.now() - 120000, `user:${uid}`);
+      expect(await e.queues.admit("wf")).toBe(0);
+      expect(await e.queues.recover(60000)).toEqual({ requeued: 1, admitted: 1 });
+      await e.startRuntime();
+      await waitStatus(e, "wf", "user", uid, "synced");
+      await waitFor(async () => (await e.queues.depth("wf")).admitted === 0, 5000, "the slot freed");
+    } finally {
+      await e.close();
+    }
+  });
+
   it("should move jobs waiting in the per-directory queues of earlier versions into the backlogs, once", async () => {
     const e = await startSyncEnv({ runtime: false });
     const { prefix, name } = legacyQueue(e.prefix, "wf");
