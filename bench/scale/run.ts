@@ -122,7 +122,7 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
   };
   const file = path.join(set.tempDir("scale"), "config.json");
   fs.writeFileSync(file, JSON.stringify(config));
-  const env = { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG: file, BENCH_PLATFORM_KEY: PLATFORM_KEY, NODE_ENV: "production" };
+  const env = { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG: file, BENCH_PLATFORM_KEY: PLATFORM_KEY };
   const preload = path.join(CHILD_JS, "exit-with-parent.js");
   const main = path.join(ROOT, "dist/main.js");
   const server = await startChild("server", ["--max-semi-space-size=4", main, "server"], env, port, "/healthz", preload);
@@ -199,7 +199,9 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
       if (req.path === "/Users") pd.ids[r] = String(created.id);
       else if (MEMBERS > 0) {
         const g = r - USERS;
-        const members = Array.from({ length: MEMBERS }, (_, m) => ({ value: pd.ids[(g * MEMBERS + m) % USERS] }));
+        const wanted = Array.from({ length: MEMBERS }, (_, m) => (g * MEMBERS + m) % USERS);
+        while (wanted.some((u) => pd.ids[u] === undefined)) await sleep(20); // a member's POST still in flight
+        const members = wanted.map((u) => ({ value: pd.ids[u] }));
         await send("PATCH", pd.d, `/Groups/${String(created.id)}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "members", value: members }] });
       }
     }
