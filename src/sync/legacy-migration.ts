@@ -2,8 +2,9 @@
  * Moves the jobs waiting in the per-directory queues of versions before the shards
  * (`{<keyPrefix>}:dir-<id>`) into the directories' backlogs, once, at worker start. Idempotent: a resource
  * already in its backlog keeps its place, a job is removed from the old queue only after its resource is in
- * the backlog, and a second run (or a second worker) finds nothing left to move. Active jobs (an old worker
- * still running during a rolling upgrade) are left to finish; failed and completed ones stay as history.
+ * the backlog, and a second run (or a second worker) finds nothing left to move. Active jobs still locked (an
+ * old worker running during a rolling upgrade) are left to finish; active ones whose lock expired (their
+ * worker is gone) are moved; failed and completed ones stay as history.
  * Old resync schedulers are removed (the new worker schedules resyncs on the directory's shard).
  */
 import { Queue, type JobType } from "bullmq";
@@ -26,7 +27,11 @@ export async function migrateLegacyQueues(redis: Redis, keyPrefix: string, direc
     const old = new Queue(name, { connection: redis, prefix });
     old.on("error", () => undefined);
     try {
-      const jobs = (await old.getJobs(["wait", "prioritized", "delayed", "paused" as JobType], 0, -1)).filter(Boolean);
+      const waiting = (await old.getJobs(["wait", "prioritized", "delayed", "paused" as JobType], 0, -1)).filter(Boolean);
+      // an active job whose lock expired belonged to a worker that is gone (stopped for the upgrade): moved too
+      const active = (await old.getJobs(["active"], 0, -1)).filter(Boolean);
+      const locked = active.length ? await Promise.all(active.map((j) => redis.exists(`${prefix}:${name}:${j.id}:lock`))) : [];
+      const jobs = [...waiting, ...active.filter((_, i) => locked[i] === 0)];
       const items: Array<{ kind: SyncKind; id: string }> = [];
       let resync: string | undefined;
       for (const job of jobs) {

@@ -138,9 +138,16 @@ describe("queue shards", () => {
       await e.redis.del(e.users.keys("wf").outbox);
       await old.add("reconcile", { kind: "user", id: uid }, { deduplication: { id: `user-${uid}` } });
       await old.add("resync", { requestedBy: "old-admin" }, { deduplication: { id: "resync" }, delay: 60000 });
+      // a job an old worker took and never finished (stopped for the upgrade; its lock has expired)
+      const orphan = await createUser(e, "wf", "orphan.active@example.com");
+      await e.redis.del(e.users.keys("wf").outbox);
+      await old.add("reconcile", { kind: "user", id: orphan }, { deduplication: { id: `user-${orphan}` } });
+      const taken = (await old.getJobs(["wait"])).find((j) => j.data.id === orphan)!;
+      await e.redis.multi().lrem(`${prefix}:${name}:wait`, 0, taken.id!).lpush(`${prefix}:${name}:active`, taken.id!).exec();
       await e.startRuntime();
       await waitStatus(e, "wf", "user", uid, "synced");
-      expect(await old.getJobCounts("wait", "delayed", "prioritized")).toEqual({ wait: 0, delayed: 0, prioritized: 0 });
+      await waitStatus(e, "wf", "user", orphan, "synced");
+      expect(await old.getJobCounts("wait", "delayed", "prioritized", "active")).toEqual({ wait: 0, delayed: 0, prioritized: 0, active: 0 });
       // the resync request came over too, on wf's shard
       await waitFor(async () => (await e.queues.jobsOf("wf", ["completed", "active", "wait", "delayed"])).some((j) => j.name === "resync" && j.data.requestedBy === "old-admin"), 10000, "the migrated resync");
       // a second run (another worker starting) finds nothing to move
