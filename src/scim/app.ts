@@ -46,6 +46,7 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   const scans = new ScanGate(config.scim.maxConcurrentScans);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
   const hashes = new Map(config.directories.map((d) => [d.id, d.tokenHashes.map((h) => Buffer.from(h, "hex"))]));
+  const writeOptions = new Map(config.directories.map((d) => [d.id, { uniqueExternalId: d.uniqueness.externalId }]));
 
   const app = express();
   app.disable("x-powered-by");
@@ -57,7 +58,9 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   dir.use(directoryAuth(hashes, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans };
+    const ctx: ScimContext = {
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans, writeOptions: writeOptions.get(directoryId) ?? {},
+    };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });

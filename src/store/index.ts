@@ -8,3 +8,4 @@ export * from "./sync-state";
 export * from "./auth-failure-keys";
 export * from "./queue-keys";
 export * from "./admission-store";
+export * from "./index-migration";
