@@ -225,6 +225,16 @@ export const configSchema = strictObject({
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
+        /**
+         * Items whose retries ran out on transient errors (5xx, timeouts, connection failures) are queued again
+         * by themselves: after `reviveBaseMs`, then twice as long each time, up to `reviveMaxMs`; and at once
+         * when the directory's platform calls succeed again after at least `outageGapMs` of failing calls.
+         */
+        reviveBaseMs: z.number().int().positive().default(60000),
+        reviveMaxMs: z.number().int().positive().default(4 * 3600 * 1000),
+        outageGapMs: z.number().int().positive().default(10000),
+        /** How often a worker looks for items due to be queued again. */
+        reviveTickMs: z.number().int().positive().default(5000),
         /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
         keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),

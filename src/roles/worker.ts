@@ -11,7 +11,7 @@ import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -21,6 +21,7 @@ import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { KeyMonitor } from "../sync/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
+import { Revival } from "../sync/revival";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
 import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
@@ -60,10 +61,13 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
+  const claims = new NameClaims(redis, prefix);
+  const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
   const processors = new Map<string, JobProcessor>();
   const clients = new Map<string, PlatformClient>();
   const monitors = new Map<string, KeyMonitor>();
+  const revivals = new Map<string, Revival>();
   let closing = false;
 
   const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
@@ -74,8 +78,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       return pauseDirectory(state, dir.id, reason);
     };
     let monitor: KeyMonitor | undefined;
+    const s = config.sync;
+    const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
+      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs, tickMs: s.reviveTickMs }, log);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitor?.succeeded();
+      revival.onCall(status);
     });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
@@ -84,14 +92,16 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }
     clients.set(dir.id, platform);
     const ctx: ReconcileContext = {
-      dir, users, groups, state, platform, usage, logger: log,
+      dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
     processors.set(dir.id, createProcessor({
-      ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics,
+      ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
       hold: (ms) => queues.hold(dir.id, ms),
       onWait: (kind, id) => queues.waiting(dir.id, kind, id),
     }));
+    revivals.set(dir.id, revival);
+    revival.start();
     const scheduler = resyncSchedulerId(dir.id);
     if (dir.resyncSchedule) {
       await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
@@ -109,6 +119,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     queues.unregister(id);
     monitors.get(id)?.stop();
     monitors.delete(id);
+    revivals.get(id)?.stop();
+    revivals.delete(id);
     await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
     const client = clients.get(id);
     clients.delete(id);
@@ -144,6 +156,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       closing = true;
       clearInterval(recovery);
       for (const m of monitors.values()) m.stop();
+      for (const r of revivals.values()) r.stop();
       await dispatcher.stop();
       await Promise.all(workers.map((w) => w.close()));
       await recovering;

@@ -8,4 +8,6 @@ export * from "./sync-state";
 export * from "./auth-failure-keys";
 export * from "./queue-keys";
 export * from "./admission-store";
+export * from "./name-claims";
+export * from "./ownership";
 export * from "./index-migration";

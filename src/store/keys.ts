@@ -55,3 +55,13 @@ export class DirectoryKeys {
 export function metricsSaltKey(keyPrefix: string): string {
   return `${keyPrefix}:metrics:salt`;
 }
+
+/**
+ * Keys of the revival of a directory's items that failed on transient errors (src/sync/revival.ts):
+ * `P s:revive` ZSET "<kind>:<id>" scored by when to queue it again; `P s:revive:n` HASH "<kind>:<id>" → times
+ * queued again so far (the exponent of its schedule).
+ */
+export function reviveKeys(keyPrefix: string, dir: string): { due: string; count: string } {
+  const p = new DirectoryKeys(keyPrefix, dir).prefix;
+  return { due: `${p}s:revive`, count: `${p}s:revive:n` };
+}

@@ -1,7 +1,8 @@
 /**
  * What a failed reconcile means, decided in one place (STYLE.md: like BullMQ's finished-errors.ts):
  * - transient (5xx, reset, timeout, Redis hiccup): rethrown, so BullMQ retries with exponential backoff and
- *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`;
+ *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`, and queued
+ *   again by itself later (revival.ts: a slow capped schedule, and at once when the platform answers again);
  * - rate limited (429): the directory's admission is held for `Retry-After` and the job waits that long in
  *   the shard's delayed set without spending an attempt; its shard-mates are untouched;
  * - auth (401): the directory is paused with the reason recorded, until an operator resumes it; the job
@@ -41,6 +42,8 @@ export interface OutcomeDeps {
   pause(reason: string): Promise<void>;
   /** Called when an item ends up failed (resync accounting). */
   onFailed(kind: SyncKind, id: string): Promise<void>;
+  /** Called when an item's retries ran out on a transient error (it is queued again later: revival.ts). */
+  onTransientFailed?(kind: SyncKind, id: string): Promise<void>;
 }
 
 /** Records the failure and throws what makes BullMQ do the right thing. Never returns. */
@@ -71,7 +74,10 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
       const attempts = job.attemptsMade + 1;
       const last = attempts >= (job.opts.attempts ?? 1);
       await d.state.update(d.directoryId, kind, id, { status: last ? "failed" : "pending", lastError: message, attempts });
-      if (last) await d.onFailed(kind, id);
+      if (last) {
+        await d.onFailed(kind, id);
+        await d.onTransientFailed?.(kind, id);
+      }
       throw err instanceof Error ? err : new Error(message);
     }
   }

@@ -12,6 +12,7 @@ import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { handleFailure } from "./outcome";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
+import type { Revival } from "./revival";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -23,6 +24,8 @@ export interface ProcessorDeps {
   /** Frees a waiting reconcile's admission slot. */
   onWait?(kind: SyncKind, id: string): Promise<void>;
   metrics?: Metrics;
+  /** Queues transient failures again later (issue 9 item 6). */
+  revival?: Revival;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
@@ -50,6 +53,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
         state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
         onWait: d.onWait ? () => d.onWait!(kind as SyncKind, id) : undefined,
         onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+        onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
       });
     }
   };

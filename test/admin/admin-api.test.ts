@@ -31,8 +31,8 @@ describe("admin API", () => {
 
   it("should list directories with counts by sync status, queue depth, last sync and usage", async () => {
     const created = await e.scim("wf").post("/Users", userBody("listed@example.com"));
-    // the job writes the item's status, then the directory's last sync time: wait for the latter
-    await waitFor(async () => (await e.state.get("wf", "user", created.body.id)).status === "synced" && (await e.state.meta("wf")).lastSyncAt);
+    // the job records the directory's last sync just after the item's state: wait for both
+    await waitFor(async () => (await e.state.get("wf", "user", created.body.id)).status === "synced" && !!(await e.state.meta("wf")).lastSyncAt);
     const res = await s.admin("/directories");
     expect(res.status).toBe(200);
     const body = await res.json() as Array<Record<string, unknown>>;

@@ -11,24 +11,35 @@ import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId } from "../mapping/workforce-user";
+import { claimPlatformName, releasePlatformName } from "../name-conflicts";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const st = await c.state.get(c.dir.id, "group", id);
-  if (st.platformId) await c.platform.scim.deleteGroup(st.platformId);
+  if (st.platformId) {
+    await ensureOwned(c, "group", st.platformId);
+    await c.platform.scim.deleteGroup(st.platformId);
+    await forgetOwned(c, "group", st.platformId);
+  }
   await c.state.remove(c.dir.id, "group", id);
+  await releasePlatformName(c, "g", id);
   return st.platformId ? "deleted" : "unchanged";
 }
 
 /** Creates or adopts the platform group; returns its id. */
 async function ensureGroup(c: ReconcileContext, displayName: string, externalId: string): Promise<{ id: string; created: boolean }> {
   const existing = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
-  if (existing) return { id: existing.id, created: false };
+  // adopted only when no other directory of this platform account manages it
+  if (existing) { await ensureOwned(c, "group", existing.id, displayName); return { id: existing.id, created: false }; }
   try {
-    return { id: (await c.platform.scim.createGroup({ displayName, externalId })).id, created: true };
+    const id = (await c.platform.scim.createGroup({ displayName, externalId })).id;
+    await recordOwned(c, "group", id);
+    return { id, created: true };
   } catch (err) {
     if (!isConflict(err)) throw err;
     const again = await c.platform.scim.findGroupByDisplayName(displayName, { excludeMembers: true });
     if (!again) throw err;
+    await ensureOwned(c, "group", again.id, displayName);
     return { id: again.id, created: false };
   }
 }
@@ -47,10 +58,13 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
 
   const st = await c.state.get(dirId, "group", id);
   const displayName = String(desired.body.displayName);
+  // another IdP group of this directory with the same platform name is never merged into this one
+  const claimed = await claimPlatformName(c, "g", id, displayName);
   const hash = payloadHash({ displayName });
   let outcome: Outcome = "unchanged";
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   const appliedKey = c.state.appliedMembersKey(dirId, id);
+  if (platformId) await ensureOwned(c, "group", platformId, displayName);
 
   if (platformId && (st.hash !== hash || st.drift === "changed")) {
     try {
@@ -116,5 +130,6 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   await c.state.update(dirId, "group", id, {
     platformId, hash, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed.settle();
   return outcome;
 }

@@ -9,6 +9,7 @@ import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { workforceUserPayload } from "../mapping/workforce-user";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 const GONE = "deleted";
 
@@ -20,8 +21,10 @@ async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outc
     return "unchanged";
   }
   if (st.status === "deprovisioned" && st.hash === GONE && !st.drift) return "unchanged";
+  await ensureOwned(c, "user", st.platformId);
   if (c.dir.workforce.onUserDelete === "delete") {
     await c.platform.scim.deleteUser(st.platformId);
+    await forgetOwned(c, "user", st.platformId);
   } else {
     try {
       await c.platform.scim.deactivateUser(st.platformId);
@@ -48,6 +51,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   let outcome: Outcome = "updated";
   if (platformId) {
+    await ensureOwned(c, "user", platformId, String(payload.userName));
     try {
       await c.platform.scim.replaceUser(platformId, payload);
     } catch (err) {
@@ -61,6 +65,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     if (!existing) {
       try {
         platformId = (await c.platform.scim.createUser(payload)).id;
+        await recordOwned(c, "user", platformId);
         outcome = "created";
       } catch (err) {
         if (!isConflict(err)) throw err;
@@ -69,6 +74,8 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
       }
     }
     if (existing) {
+      // adopted only when no other directory of this platform account manages it
+      await ensureOwned(c, "user", existing.id, String(payload.userName));
       await c.platform.scim.replaceUser(existing.id, payload);
       platformId = existing.id;
     }
