@@ -18,6 +18,7 @@ import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, Validatio
 import type { SyncStateStore, SyncKind } from "../store";
 import { MappingError, WaitError } from "./context";
 import { ExternalUserLimitError } from "./external-user-usage";
+import { unauthorizedReason } from "./pause-reason";
 
 export type Verdict = "transient" | "rate-limited" | "auth" | "failed" | "wait";
 
@@ -62,7 +63,7 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
       throw new DelayedError(message);
     }
     case "auth":
-      await d.pause(`platform answered 401 (credential missing, malformed or expired): ${message}`);
+      await d.pause(unauthorizedReason(message));
       await d.state.update(d.directoryId, kind, id, { lastError: message });
       await job.moveToDelayed(Date.now() + 100, token);
       throw new DelayedError(message);

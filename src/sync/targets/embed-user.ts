@@ -8,10 +8,17 @@
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError } from "../context";
 import { atWarningLevel } from "../external-user-usage";
-import { embedDeprovisionRequest, embedExternalId, embedUserRequest } from "../mapping/embed-user";
+import { ValidationError } from "../../platform";
+import { embedDeprovisionRequest, embedExternalId, embedUserRequest, typeConflictDetail } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
 import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../name-conflicts";
 import { ensureOwned } from "../ownership-guard";
+
+/** The platform's `cannot change type`, word for word, followed by the mapping entries that sent the type. */
+function withTypeConflictDetail(err: unknown, embed: NonNullable<ReconcileContext["dir"]["embed"]>): unknown {
+  if (!(err instanceof ValidationError) || !/cannot change type/i.test(err.message) || !embed.attributeMapping.length) return err;
+  return new ValidationError(err.status, `${err.message}: ${typeConflictDetail(embed)}`, err.requestId, err.scimType);
+}
 
 /** True for a platform answer of 4xx: the request was refused, nothing was written. */
 function isRefused(err: unknown): boolean {
@@ -81,7 +88,7 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   } catch (err) {
     // a 4xx answer means the platform refused before writing: the user it did not create must not count
     if (added && isRefused(err)) await c.usage.release(c.dir.platform.baseUrl, externalId);
-    throw err;
+    throw withTypeConflictDetail(err, embed);
   }
   if (req.groups?.length) await c.state.trackEmbedGroups(dirId, req.groups);
   await c.state.update(dirId, "user", id, {
