@@ -131,8 +131,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir));
 
-  // recovery: slots whose job is gone go back to the backlog; backlogs get an admission turn
-  const leaseMs = Math.max(60000, config.sync.lockDurationMs * 2, config.sync.maxBackoffMs);
+  // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
+  // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
+  const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
   let recovering: Promise<unknown> = Promise.resolve();
   const recovery = setInterval(() => {
     recovering = queues.recover(leaseMs)
