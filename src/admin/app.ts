@@ -80,7 +80,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
     done(req, res, 200, { retried: 1 });
   });
   r.post("/:id/resume", async (req, res) => {
-    await resumeDirectory(c.queues.queue(req.params.id), c.state, req.params.id);
+    await resumeDirectory(c.queues, c.state, req.params.id);
     done(req, res, 200, { resumed: req.params.id });
   });
   r.use(resyncRoutes(c, knownId, logger));
@@ -116,7 +116,7 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
 
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
-  createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
+  createBullBoard({ queues: Array.from({ length: queues.shards }, (_, n) => new BullMQAdapter(queues.shard(n))), serverAdapter: board });
   // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
   // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
   board.setErrorHandler((err) => {

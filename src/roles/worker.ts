@@ -1,13 +1,15 @@
 /**
- * The worker role: for each directory a BullMQ Worker on its own queue (its concurrency, its shared rate
- * limit, its pause) running the directory's job processor, and one outbox dispatcher for all directories.
- * Several processes started with this share the work through Redis. `close()` stops taking work and waits
- * for active jobs.
+ * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
+ * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
+ * connections of a process do not grow with the directories: one shared connection, the dispatcher's
+ * blocking read, and one blocking connection per shard Worker. Directories are registered (a processor in
+ * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
+ * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
  */
 import { hostname } from "node:os";
-import { Worker } from "bullmq";
+import type { Worker } from "bullmq";
 import type { Logger } from "pino";
-import type { Config } from "../config/schema";
+import type { Config, DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
 import { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
@@ -16,18 +18,24 @@ import { pauseDirectory } from "../sync/directory-control";
 import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
-import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
+import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { KeyMonitor } from "../sync/key-check";
+import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/revival";
-import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
+import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
 
 export interface SyncRuntime {
   queues: SyncQueues;
   dispatcher: OutboxDispatcher;
-  workers: Map<string, Worker>;
-  /** The worker role's readiness: Redis connected and every directory's worker running (not closing). */
+  /** One per queue shard. */
+  workers: Worker[];
+  /** Serves a directory from now on (its processor, admission cap, resync schedule): no new Worker. */
+  addDirectory(dir: DirectoryConfig): Promise<void>;
+  /** Stops serving a directory (its queued work stays in Redis). */
+  removeDirectory(id: string): Promise<void>;
+  /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
   canTakeJobs(): boolean;
   close(): Promise<void>;
 }
@@ -36,12 +44,14 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   consumer?: string;
   metrics?: Metrics;
+  /** CLIENT SETNAME of the process's connections (default `scim-bridge-worker`). */
+  connectionName?: string;
 }
 
-/** Starts the sync workers and the dispatcher for every configured directory. */
+/** Starts the shard workers and the dispatcher for every configured directory. */
 export async function startSyncRuntime(config: Config, logger: Logger, opts: RuntimeOptions = {}): Promise<SyncRuntime> {
   const env = opts.env ?? process.env;
-  const redis = createQueueConnection(config.redis);
+  const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   // the dispatcher's blocking XREADGROUP gets a connection of its own
@@ -55,19 +65,18 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const claims = new NameClaims(redis, prefix);
   const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
-  const workers = new Map<string, Worker>();
-  const clients: PlatformClient[] = [];
-  const monitors: KeyMonitor[] = [];
-  const revivals: Revival[] = [];
+  const processors = new Map<string, JobProcessor>();
+  const clients = new Map<string, PlatformClient>();
+  const monitors = new Map<string, KeyMonitor>();
+  const revivals = new Map<string, Revival>();
   let closing = false;
 
-  for (const dir of config.directories) {
+  const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
     const log = logger.child({ directory: dir.id });
-    const queue = queues.queue(dir.id);
-    await queue.setGlobalConcurrency(dir.concurrency);
+    queues.register(dir.id, dir.concurrency);
     const pause = (reason: string) => {
       log.error({ reason }, "directory paused");
-      return pauseDirectory(queue, state, dir.id, reason);
+      return pauseDirectory(state, dir.id, reason);
     };
     let monitor: KeyMonitor | undefined;
     const s = config.sync;
@@ -80,44 +89,59 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
-      continue;
+      return;
     }
-    clients.push(platform);
+    clients.set(dir.id, platform);
     const ctx: ReconcileContext = {
       dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
-    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, revival });
-    revivals.push(revival);
+    processors.set(dir.id, createProcessor({
+      ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
+      hold: (ms) => queues.hold(dir.id, ms),
+      onWait: (kind, id) => queues.waiting(dir.id, kind, id),
+    }));
+    revivals.set(dir.id, revival);
     revival.start();
-    const worker = new Worker(queueName(dir.id), processor, {
-      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
-      // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
-      stalledInterval: config.sync.lockDurationMs,
-      // a job whose worker died is handed on; after this many deaths BullMQ fails it (re-queued below)
-      maxStalledCount: config.sync.maxStalledCount,
-      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
-    });
-    worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
-    worker.on("failed", (job, err) => {
-      if (!job || job.name !== RECONCILE) return;
-      log.info({ kind: job.data.kind, id: job.data.id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
-      // a job whose workers kept dying is failed by BullMQ on its next pick-up ("job stalled more than
-      // allowable limit") without running handleFailure: the platform refused nothing, so the resource is
-      // queued again rather than left pending with no job
-      if (/stalled more than allowable limit/.test(err.message)) {
-        log.warn({ kind: job.data.kind, id: job.data.id }, "reconcile failed by stalling; queued again");
-        queues.enqueue(dir.id, job.data.kind, job.data.id).catch((e: Error) => log.warn({ err: { message: e.message } }, "could not re-queue a stalled reconcile"));
-      }
-    });
-    workers.set(dir.id, worker);
+    const scheduler = resyncSchedulerId(dir.id);
     if (dir.resyncSchedule) {
-      await queue.upsertJobScheduler("scheduled-resync", { pattern: dir.resyncSchedule }, { name: RESYNC, data: { requestedBy: "schedule" } });
+      await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
+    } else {
+      await queues.queueOf(dir.id).removeJobScheduler(scheduler);
     }
     monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
-    monitors.push(monitor);
+    monitors.set(dir.id, monitor);
     monitor.start();
-  }
+    await queues.admit(dir.id);
+  };
+
+  const removeDirectory = async (id: string): Promise<void> => {
+    processors.delete(id);
+    queues.unregister(id);
+    monitors.get(id)?.stop();
+    monitors.delete(id);
+    revivals.get(id)?.stop();
+    revivals.delete(id);
+    await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
+    const client = clients.get(id);
+    clients.delete(id);
+    await client?.close();
+  };
+
+  for (const dir of config.directories) await addDirectory(dir);
+  await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
+  const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir));
+
+  // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
+  // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
+  const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
+  let recovering: Promise<unknown> = Promise.resolve();
+  const recovery = setInterval(() => {
+    recovering = queues.recover(leaseMs)
+      .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
+      .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed"));
+  }, config.sync.sweepIntervalMs);
+  recovery.unref();
 
   const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
     keyPrefix: prefix, directoryIds: config.directories.map((d) => d.id),
@@ -128,16 +152,18 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   dispatcher.start();
 
   return {
-    queues, dispatcher, workers,
-    canTakeJobs: () => !closing && redis.status === "ready" && [...workers.values()].every((w) => w.isRunning()),
+    queues, dispatcher, workers, addDirectory, removeDirectory,
+    canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     close: async () => {
       closing = true;
-      for (const m of monitors) m.stop();
-      for (const r of revivals) r.stop();
+      clearInterval(recovery);
+      for (const m of monitors.values()) m.stop();
+      for (const r of revivals.values()) r.stop();
       await dispatcher.stop();
-      await Promise.all([...workers.values()].map((w) => w.close()));
+      await Promise.all(workers.map((w) => w.close()));
+      await recovering;
       await queues.close();
-      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all([...clients.values()].map((c) => c.close()));
       blocking.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -62,12 +62,12 @@ export function redisTarget(s: RedisSettings): string {
 const targets = new WeakMap<RedisConnection, { target: string; tls: boolean }>();
 
 /** Opens a connection of `role` to the Redis the settings name (cluster, sentinel or single). */
-export function createRedisConnection(settings: RedisSettings | string, role: ConnectionRole): RedisConnection {
+export function createRedisConnection(settings: RedisSettings | string, role: ConnectionRole, name = "scim-bridge"): RedisConnection {
   const s: RedisSettings = typeof settings === "string" ? { url: settings } : settings;
   const u = new URL(s.url);
   const tls = tlsOf(s);
   const base: RedisOptions = {
-    connectionName: "scim-bridge",
+    connectionName: name,
     retryStrategy: (times) => Math.min(times * 200, 2000),
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
@@ -108,9 +108,12 @@ export function createStoreConnection(settings: RedisSettings | string, commandT
   return createRedisConnection(commandTimeoutMs === undefined ? s : { ...s, commandTimeoutMs }, "store");
 }
 
-/** Connection for BullMQ queues and workers (BullMQ requires maxRetriesPerRequest: null). */
-export function createQueueConnection(settings: RedisSettings | string): RedisConnection {
-  return createRedisConnection(settings, "queue");
+/**
+ * Connection for BullMQ queues and workers (BullMQ requires maxRetriesPerRequest: null). `name` is its
+ * CLIENT SETNAME (BullMQ renames its Workers' blocking connections).
+ */
+export function createQueueConnection(settings: RedisSettings | string, name?: string): RedisConnection {
+  return createRedisConnection(settings, "queue", name);
 }
 
 /** Raised when Redis cannot be reached at start; the message names what failed and what to do. */

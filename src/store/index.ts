@@ -16,6 +16,8 @@ export * from "./admin-keys";
 export * from "./admin-session-store";
 export * from "./redis-errors";
 export * from "./key-space";
+export * from "./queue-keys";
+export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";

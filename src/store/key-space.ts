@@ -46,6 +46,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:s:meta", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:meta") },
   { pattern: "<kp>:{<dir>}:s:embed-groups", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:embed-groups") },
   { pattern: "<kp>:{<dir>}:s:rate", type: "ZSET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:rate") },
+  { pattern: "<kp>:{<dir>}:q:<backlog|inflight|retrying|hold>", type: "ZSET or STRING", module: "queue-keys.ts", match: (kp) => dir(kp, "q:(backlog|inflight|retrying|hold)") },
   { pattern: "<kp>:{<dir>}:resync", type: "HASH", module: "resync-keys.ts", match: (kp) => dir(kp, "resync") },
   { pattern: "<kp>:{<dir>}:resync:pending", type: "SET", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:pending") },
   { pattern: "<kp>:{<dir>}:resync:lock", type: "STRING", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:lock") },
@@ -60,5 +61,5 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{acct-<hash>}:rate", type: "ZSET", module: "keys.ts (platformAccountRateKey)", match: (kp) => new RegExp(`^${esc(kp)}:\\{acct-[0-9a-f]{16}\\}:rate$`) },
   { pattern: "<kp>:acct:<sha1(baseUrl)>:external-users", type: "SET", module: "account-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:acct:[0-9a-f]{40}:external-users$`) },
   { pattern: "<kp>:metrics:salt", type: "STRING", module: "keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:metrics:salt$`) },
-  { pattern: "{<kp>…}:<queue>:…", type: "BullMQ", module: "src/sync/jobs.ts (queuePrefix; BullMQ builds the rest)", match: (kp) => new RegExp(`^\\{${esc(kp)}[^}]*\\}:.+$`) },
+  { pattern: "{<kp>…}:<queue>:…", type: "BullMQ", module: "queue-keys.ts (shard prefix {<kp>:q<n>}; BullMQ builds the rest)", match: (kp) => new RegExp(`^\\{${esc(kp)}[^}]*\\}:.+$`) },
 ];

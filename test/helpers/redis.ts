@@ -52,9 +52,9 @@ export async function unlinkKeys(redis: RedisConnection, keys: string[]): Promis
   }
 }
 
-/** Deletes every key that starts with `prefix` — covers `{prefix}` BullMQ keys too. */
+/** Deletes every key that starts with `prefix` — covers `{prefix}` and `{prefix:q<n>}` BullMQ keys too. */
 export async function cleanPrefix(redis: RedisConnection, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) await unlinkKeys(redis, await scanKeys(redis, pattern));
+  for (const pattern of [`${prefix}*`, `{${prefix}}*`, `{${prefix}:*`]) await unlinkKeys(redis, await scanKeys(redis, pattern));
 }
 
 /** `cleanPrefix` on a connection of its own (for suites that hold no connection of their own). */
