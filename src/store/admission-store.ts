@@ -111,18 +111,19 @@ export class AdmissionStore {
     await this.redis.multi().zadd(k.backlog, "NX", now, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
   }
 
-  /** Of each directory, the members admitted (in flight or retrying) since before `before` (ms); one round trip. */
+  /**
+   * Of each directory, the members admitted (in flight or retrying) since before `before` (ms). All
+   * commands are sent at once (one round trip on one connection) but not as one pipeline: on Redis Cluster
+   * the directories' keys are in different slots, which one ioredis Cluster pipeline may not span.
+   */
   async admittedSince(dirs: string[], before: number): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
-    if (!dirs.length) return out;
-    const pipe = this.redis.pipeline();
-    for (const d of dirs) {
+    const res = await Promise.all(dirs.map((d) => {
       const k = this.keys(d);
-      pipe.zrangebyscore(k.inflight, "-inf", before).zrangebyscore(k.retrying, "-inf", before);
-    }
-    const res = (await pipe.exec()) ?? [];
+      return Promise.all([this.redis.zrangebyscore(k.inflight, "-inf", before), this.redis.zrangebyscore(k.retrying, "-inf", before)]);
+    }));
     dirs.forEach((d, i) => {
-      const members = [...((res[2 * i]?.[1] as string[] | undefined) ?? []), ...((res[2 * i + 1]?.[1] as string[] | undefined) ?? [])];
+      const members = [...res[i][0], ...res[i][1]];
       if (members.length) out.set(d, members);
     });
     return out;
