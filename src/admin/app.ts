@@ -27,11 +27,14 @@ import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { readResync } from "../sync/resync";
+import { queueName } from "../sync/jobs";
 import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { AuthFailureKeys } from "../store";
+import type { DirectoryRegistry } from "../directories/registry";
+import { directoryAdminRoutes } from "./directory-admin";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
 import { loginPage, statusPage } from "./status-page";
@@ -40,6 +43,8 @@ export interface AdminDeps {
   config: Config;
   redis: Redis;
   queues: SyncQueues;
+  /** The directories as they are now (default: the config file's only). */
+  registry?: DirectoryRegistry;
   /** Where unexpected errors are logged (their details never go to the client). */
   logger?: Logger;
 }
@@ -52,13 +57,12 @@ function done(req: Request, res: Response, status: number, body: unknown): void 
 /** JSON endpoints under /admin/directories. */
 function directoriesApi(c: OpsContext): Router {
   const r = express.Router();
-  const known = new Set(c.config.directories.map((d) => d.id));
   r.param("id", (_req, res, next, id: string) => {
-    if (!known.has(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
+    if (!c.registry.get(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
     next();
   });
   r.get("/", async (_req, res) => {
-    res.json(await Promise.all(c.config.directories.map((d) => directoryStatus(c, d.id))));
+    res.json(await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id))));
   });
   r.get("/:id", async (req, res) => { res.json(await directoryStatus(c, req.params.id)); });
   r.get("/:id/failed", async (req, res) => { res.json(await failedItems(c, req.params.id)); });
@@ -84,7 +88,7 @@ function directoriesApi(c: OpsContext): Router {
   });
   r.get("/:id/resync", async (req, res) => { res.json(await readResync(c.redis, c.config.redis.keyPrefix, req.params.id)); });
   r.get("/:id/external-users", async (req, res) => {
-    const dir = c.config.directories.find((d) => d.id === req.params.id)!;
+    const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
     res.json(await c.usage.report(dir.platform.baseUrl, dir.embed.externalUserLimit));
   });
@@ -92,8 +96,8 @@ function directoriesApi(c: OpsContext): Router {
 }
 
 /** The admin router (mount at /admin). */
-export function adminRouter({ config, redis, queues, logger }: AdminDeps): Router {
-  const c: OpsContext = { ...createOpsContext(config, redis), queues };
+export function adminRouter({ config, redis, queues, logger, registry }: AdminDeps): Router {
+  const c: OpsContext = { ...createOpsContext(config, redis, registry), queues };
   // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
   const failures = new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds);
   const keys = new AuthFailureKeys(config.redis.keyPrefix);
@@ -115,7 +119,11 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
 
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
-  createBullBoard({ queues: config.directories.map((d) => new BullMQAdapter(queues.queue(d.id))), serverAdapter: board });
+  const boardQueues = createBullBoard({ queues: c.registry.list().map((e) => new BullMQAdapter(queues.queue(e.dir.id))), serverAdapter: board });
+  c.registry.onChange((id, after, before) => {
+    if (after && !before) boardQueues.addQueue(new BullMQAdapter(queues.queue(id)));
+    if (!after && before) boardQueues.removeQueue(queueName(id));
+  });
   // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
   // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
   board.setErrorHandler((err) => {
@@ -144,11 +152,11 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
   });
   r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }, tooManyFailures));
   r.get("/status", async (_req, res) => {
-    const dirs = await Promise.all(config.directories.map((d) => directoryStatus(c, d.id)));
+    const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
     res.type("html").send(statusPage(dirs, failures));
   });
-  r.use("/directories", directoriesApi(c));
+  r.use("/directories", directoryAdminRoutes(c), directoriesApi(c));
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
   r.use(adminErrorHandler(logger));
   return r;

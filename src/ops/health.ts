@@ -1,6 +1,6 @@
 /**
  * /healthz (the process answers) and /readyz (it can do its job): Redis reachable, at least one worker
- * attached to every directory's queue, and every directory's platform key verified (as the workers last
+ * attached to every enabled directory's queue, and every directory's platform key verified (as the workers last
  * recorded it). 503 with the failing checks otherwise.
  */
 import type { RequestHandler } from "express";
@@ -24,7 +24,7 @@ export async function readiness(c: OpsContext, timeoutMs = 1000): Promise<Readin
   const workers: Record<string, number> = {};
   const platformKey: Record<string, string> = {};
   if (redis === "ok") {
-    for (const d of c.config.directories) {
+    for (const d of c.registry.enabled()) {
       workers[d.id] = await c.queues.queue(d.id).getWorkersCount().catch(() => 0);
       platformKey[d.id] = (await c.state.meta(d.id)).keyStatus ?? "unchecked";
     }

@@ -5,7 +5,7 @@ import { SYNC_STATUSES } from "../store";
 import type { Metrics } from "../observability/metrics";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
-  for (const d of c.config.directories) {
+  for (const d of c.registry.enabled()) {
     const q = c.queues.queue(d.id);
     const [counts, items, paused, meta] = await Promise.all([
       q.getJobCounts("waiting", "active", "delayed", "failed", "prioritized"), c.state.counts(d.id), q.isPaused(), c.state.meta(d.id),

@@ -2,12 +2,15 @@
  * The worker role: for each directory a BullMQ Worker on its own queue (its concurrency, its shared rate
  * limit, its pause) running the directory's job processor, and one outbox dispatcher for all directories.
  * Several processes started with this share the work through Redis. `close()` stops taking work and waits
- * for active jobs.
+ * for active jobs. The directory registry (src/directories/registry.ts) tells the runtime when a directory
+ * is created, changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the
+ * runtime does about it (`followRegistry`).
  */
 import { hostname } from "node:os";
 import { Worker } from "bullmq";
 import type { Logger } from "pino";
-import type { Config } from "../config/schema";
+import type { Config, DirectoryConfig } from "../config/schema";
+import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import type { PlatformClient } from "../platform";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
@@ -26,6 +29,12 @@ export interface SyncRuntime {
   queues: SyncQueues;
   dispatcher: OutboxDispatcher;
   workers: Map<string, Worker>;
+  /** The directories this runtime serves, kept current. */
+  registry: DirectoryRegistry;
+  /** Serves a directory from now on (its processor, resync schedule, outbox). */
+  addDirectory(dir: DirectoryConfig): Promise<void>;
+  /** Stops serving a directory (its queued work and outbox stay in Redis). */
+  removeDirectory(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,6 +42,8 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   consumer?: string;
   metrics?: Metrics;
+  /** The registry to follow (default: one started on this runtime's Redis connection). */
+  registry?: DirectoryRegistry;
 }
 
 /** Starts the sync workers and the dispatcher for every configured directory. */
@@ -50,9 +61,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const usage = new ExternalUserUsage(redis, prefix);
   const queues = new SyncQueues(redis, config);
   const workers = new Map<string, Worker>();
-  const clients: PlatformClient[] = [];
+  const clients = new Map<string, PlatformClient>();
+  let dispatcher: OutboxDispatcher | undefined;
 
-  for (const dir of config.directories) {
+  const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
     const log = logger.child({ directory: dir.id });
     const queue = queues.queue(dir.id);
     await queue.setGlobalConcurrency(dir.concurrency);
@@ -64,9 +76,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
-      continue;
+      return;
     }
-    clients.push(platform);
+    clients.set(dir.id, platform);
     const ctx: ReconcileContext = {
       dir, users, groups, state, platform, usage, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
@@ -95,27 +107,56 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     workers.set(dir.id, worker);
     if (dir.resyncSchedule) {
       await queue.upsertJobScheduler("scheduled-resync", { pattern: dir.resyncSchedule }, { name: RESYNC, data: { requestedBy: "schedule" } });
+    } else {
+      await queue.removeJobScheduler("scheduled-resync");
     }
     checkDirectoryKey(platform, dir, state, pause, log);
-  }
+    await dispatcher?.addDirectory(dir.id);
+  };
 
-  const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
-    keyPrefix: prefix, directoryIds: config.directories.map((d) => d.id),
+  const removeDirectory = async (id: string): Promise<void> => {
+    dispatcher?.removeDirectory(id);
+    const worker = workers.get(id);
+    workers.delete(id);
+    await worker?.close();
+    const client = clients.get(id);
+    clients.delete(id);
+    await client?.close();
+  };
+
+  const registry = opts.registry ?? await startRegistry(config, redis, logger);
+  for (const dir of registry.enabled()) await addDirectory(dir);
+
+  dispatcher = new OutboxDispatcher(redis, blocking, queues, {
+    keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),
   }, logger);
   await dispatcher.init();
   dispatcher.start();
+  followRegistry(registry, addDirectory, removeDirectory);
 
   return {
-    queues, dispatcher, workers,
+    queues, dispatcher, workers, registry, addDirectory, removeDirectory,
     close: async () => {
-      await dispatcher.stop();
+      if (!opts.registry) await registry.stop();
+      await dispatcher!.stop();
       await Promise.all([...workers.values()].map((w) => w.close()));
       await queues.close();
-      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all([...clients.values()].map((c) => c.close()));
       blocking.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/**
+ * The worker's whole reaction to a directory change: a new or enabled directory is added, a disabled or
+ * deleted one removed, a changed one removed and added again with its new settings.
+ */
+export function followRegistry(registry: DirectoryRegistry, add: (dir: DirectoryConfig) => Promise<void>, remove: (id: string) => Promise<void>): void {
+  registry.onChange(async (id, after, before) => {
+    if (before && !before.disabled) await remove(id);
+    if (after && !after.disabled) await add(after.dir);
+  });
 }

@@ -11,6 +11,7 @@ import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
 import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
 import { AuthFailureLimiter } from "../auth/auth-failures";
+import { DirectoryRegistry } from "../directories/registry";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
@@ -29,12 +30,14 @@ export interface ScimAppDeps {
   logger: Logger;
   /** Redis for the failed-authentication counter (defaults to the users store's connection). */
   redis?: Redis;
+  /** The directories served, kept current (default: the config file's only). */
+  registry?: DirectoryRegistry;
 }
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
 /** Builds the SCIM express app for every configured directory. */
-export function createScimApp({ config, users, groups, logger, redis }: ScimAppDeps): Express {
+export function createScimApp({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Express {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -45,7 +48,6 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   setupScimmy();
   const scans = new ScanGate(config.scim.maxConcurrentScans);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
-  const hashes = new Map(config.directories.map((d) => [d.id, d.tokenHashes.map((h) => Buffer.from(h, "hex"))]));
 
   const app = express();
   app.disable("x-powered-by");
@@ -54,7 +56,7 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(directoryAuth(hashes, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
+  dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans };

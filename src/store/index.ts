@@ -6,3 +6,5 @@ export * from "./group-store";
 export * from "./connection";
 export * from "./sync-state";
 export * from "./auth-failure-keys";
+export * from "./registry-keys";
+export * from "./directory-records";

@@ -51,6 +51,14 @@ export class SyncQueues {
     });
   }
 
+  /** Deletes every job and key of a directory's queue (the directory is being deleted), and forgets it. */
+  async obliterate(directoryId: string): Promise<void> {
+    const q = this.queue(directoryId);
+    await q.obliterate({ force: true });
+    await q.close();
+    this.queues.delete(directoryId);
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
