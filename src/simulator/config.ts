@@ -9,7 +9,7 @@ import { faultsSchema } from "./faults-schema";
 /** Attribute types: "one of `string`, `number`, `string_array`, `number_array`, `boolean`". */
 export const simAttributeTypeSchema = z.enum(["string", "number", "string_array", "number_array", "boolean"]);
 
-const apiKeySchema = z.object({
+const apiKeySchema = z.strictObject({
   /** The key as sent in `Authorization`; never printed in full. */
   key: z.string().min(8),
   name: z.string().optional(),
@@ -23,7 +23,7 @@ const apiKeySchema = z.object({
 
 /** Status codes of failures whose code the contract does not show. All default to 400. */
 const statusCodesSchema = z
-  .object({
+  .strictObject({
     validation: z.number().int().min(400).max(499).default(400),
     userAttributesNotFound: z.number().int().min(400).max(499).default(400),
     groupsNotFound: z.number().int().min(400).max(499).default(400),
@@ -37,9 +37,9 @@ const statusCodesSchema = z
   })
   .prefault({});
 
-export const simConfigSchema = z.object({
+export const simConfigSchema = z.strictObject({
   tenant: z
-    .object({
+    .strictObject({
       /** The current tenant: where external users go when `embedTenantName` is omitted. */
       name: z.string().min(1).default("default"),
       /** "Plan availability: premium and enterprise plans." */
@@ -51,13 +51,13 @@ export const simConfigSchema = z.object({
     })
     .prefault({}),
   apiKeys: z.array(apiKeySchema).default([]),
-  deployments: z.array(z.object({ id: z.number().int().nonnegative(), name: z.string() })).default([]),
+  deployments: z.array(z.strictObject({ id: z.number().int().nonnegative(), name: z.string() })).default([]),
   /** Usernames of internal users that exist before any SCIM call (SCIM-created users count too). */
   internalUsers: z.array(z.string().min(1)).default([]),
   /** Tenant-wide group names (SCIM-created groups count too). */
   groups: z.array(z.string().min(1)).default([]),
   /** Tenant-wide user-attribute catalog. */
-  userAttributes: z.array(z.object({ name: z.string().min(1), type: simAttributeTypeSchema })).default([]),
+  userAttributes: z.array(z.strictObject({ name: z.string().min(1), type: simAttributeTypeSchema })).default([]),
   /**
    * What a deployment-scoped key gets on account-level paths (SCIM Users/Groups, embed-tenant admin),
    * which target no deployment: "forbid" answers 403, "allow" lets it through. The contract says only that
@@ -68,7 +68,7 @@ export const simConfigSchema = z.object({
   externalIdPolicy: z.enum(["normalise", "reject"]).default("normalise"),
   statusCodes: statusCodesSchema,
   paging: z
-    .object({
+    .strictObject({
       scimDefaultCount: z.number().int().positive().default(100),
       scimMaxCount: z.number().int().positive().default(1000),
       /** "Page size bounds of `first`: not shown." */
@@ -78,7 +78,7 @@ export const simConfigSchema = z.object({
     .prefault({}),
   /** The `/_sim` endpoints need this header with this token (a test credential, not a platform key). */
   admin: z
-    .object({ header: z.string().min(1).default("x-sim-token"), token: z.string().min(1).default("sim-admin-token") })
+    .strictObject({ header: z.string().min(1).default("x-sim-token"), token: z.string().min(1).default("sim-admin-token") })
     .prefault({}),
   faults: faultsSchema.prefault({}),
 });

@@ -8,10 +8,10 @@ import { z } from "zod";
 /** Injected 5xx statuses. */
 export const faultStatusSchema = z.union([z.literal(500), z.literal(502), z.literal(503)]);
 
-export const faultsSchema = z.object({
+export const faultsSchema = z.strictObject({
   /** Added before every response: `fixedMs` plus a uniform random 0..`jitterMs`. */
   latency: z
-    .object({ fixedMs: z.number().int().min(0).default(0), jitterMs: z.number().int().min(0).default(0) })
+    .strictObject({ fixedMs: z.number().int().min(0).default(0), jitterMs: z.number().int().min(0).default(0) })
     .prefault({}),
   /**
    * Rate limit per API key (per client address when no credential is sent): at most `max` requests in any
@@ -19,7 +19,7 @@ export const faultsSchema = z.object({
    * frees, at least 1, or `retryAfterSeconds` when set). `null`: no limit. "Rate limits: not shown."
    */
   rateLimit: z
-    .object({
+    .strictObject({
       max: z.number().int().positive(),
       durationMs: z.number().int().positive(),
       retryAfterSeconds: z.number().int().min(0).optional(),
@@ -30,21 +30,21 @@ export const faultsSchema = z.object({
     .default(null),
   /** A share (`rate`, 0..1) of requests, and additionally the `next` N requests, answer one of `statuses`. */
   errors: z
-    .object({
+    .strictObject({
       rate: z.number().min(0).max(1).default(0),
       next: z.number().int().min(0).default(0),
       statuses: z.array(faultStatusSchema).min(1).default([500, 502, 503]),
     })
     .prefault({}),
   /** A share (`rate`) of requests, and the `next` N requests, get their socket destroyed without an answer. */
-  drop: z.object({ rate: z.number().min(0).max(1).default(0), next: z.number().int().min(0).default(0) }).prefault({}),
+  drop: z.strictObject({ rate: z.number().min(0).max(1).default(0), next: z.number().int().min(0).default(0) }).prefault({}),
   /**
    * Full outage: every request answers 503 (`mode: "503"`, with `Retry-After` when `retryAfterSeconds` is set)
    * or is dropped (`mode: "drop"`) until `until` (ISO date-time or epoch ms), or for `forSeconds` from the
    * moment the setting is applied. `null`: no outage.
    */
   outage: z
-    .object({
+    .strictObject({
       until: z.union([z.iso.datetime({ offset: true }), z.number().int().positive()]).optional(),
       forSeconds: z.number().positive().optional(),
       mode: z.enum(["503", "drop"]).default("503"),

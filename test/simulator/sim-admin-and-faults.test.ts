@@ -3,6 +3,7 @@
  * and every fault it injects: latency, per-key rate limit with Retry-After, 5xx, dropped connections, outage.
  */
 import type { RunningSimulator } from "../../src/simulator";
+import { simConfigSchema } from "../../src/simulator/config";
 import { KEYS, generateSession, http, startTestSimulator } from "../helpers/simulator";
 
 let sim: RunningSimulator;
@@ -41,6 +42,22 @@ describe("/_sim endpoints", () => {
   it("should reject invalid fault settings with 400", async () => {
     expect((await putFaults({ errors: { rate: 2 } })).status).toBe(400);
     expect((await putFaults({ outage: { mode: "503" } })).status).toBe(400);
+  });
+});
+
+describe("simulator config", () => {
+  it("should refuse a misspelt key in the config file, naming its path", () => {
+    const parsed = simConfigSchema.safeParse({ paging: { scimMaxCuont: 10 } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues.map((i) => `${[...i.path, ...("keys" in i ? i.keys : [])].join(".")}`)).toEqual(["paging.scimMaxCuont"]);
+  });
+
+  it("should refuse a misspelt fault key at runtime with 400 and change nothing", async () => {
+    const before = (await http(sim).get("/_sim/faults").set(TOKEN)).body;
+    const res = await putFaults({ latency: { fixdMs: 50 } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain("fixdMs");
+    expect((await http(sim).get("/_sim/faults").set(TOKEN)).body).toEqual(before);
   });
 });
 
