@@ -102,7 +102,7 @@ describe("directories at runtime", () => {
     const short = await json(await s.admin("/directories/acme/tokens", { method: "POST", body: JSON.stringify({ label: "short", expiresAt: soon }) }));
     const shortToken = short.body.token as unknown as string;
     expect((await scim("acme", shortToken)).status).toBe(200);
-    const refused = await waitFor(async () => { const r = await scim("acme", shortToken); return r.status === 401 && r; }, 10000, "expired token refused");
+    const refused = await waitFor(async () => { const r = await scim("acme", shortToken); return r.status === 401 ? r : undefined; }, 10000, "expired token refused");
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(await refused.json()).toMatchObject({ status: "401" });
     expect((await s.admin("/directories/acme/tokens", { method: "POST", body: JSON.stringify({ expiresAt: "2001-01-01T00:00:00Z" }) })).status).toBe(400);

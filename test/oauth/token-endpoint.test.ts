@@ -83,7 +83,7 @@ describe("POST /oauth/token", () => {
     const body = await res.json() as { access_token: string; expires_in: number };
     expect(body.expires_in).toBe(1);
     expect((await scimGet(shortLived.url, "wf", body.access_token)).status).toBe(200);
-    const refused = await waitFor(async () => { const r = await scimGet(shortLived.url, "wf", body.access_token); return r.status === 401 && r; }, 10000, "expired access token refused");
+    const refused = await waitFor(async () => { const r = await scimGet(shortLived.url, "wf", body.access_token); return r.status === 401 ? r : undefined; }, 10000, "expired access token refused");
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
