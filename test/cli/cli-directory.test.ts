@@ -4,7 +4,7 @@
  * the platform simulator; rotate the token; disable (SCIM 403); delete with an explicit platform choice
  * and find no key of the directory left.
  */
-import { runCompiledCli } from "../helpers/compiled-build";
+import { compiledBuild, runCompiledCli } from "../helpers/compiled-build";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
@@ -12,10 +12,14 @@ import { userBody } from "../helpers/expect-scim";
 let e: SyncEnv;
 let s: BridgeServer;
 
+// each CLI run is a node process: on a busy machine a dozen of them take a while
+jest.setTimeout(120000);
+
 beforeAll(async () => {
+  compiledBuild(); // built once, before the test (a dozen CLI runs follow)
   e = await startSyncEnv();
   s = await startBridgeServer(e);
-}, 60000);
+}, 180000);
 afterAll(async () => { await s.close(); await e.close(); });
 
 const cli = (args: string[]) => runCompiledCli(["directory", ...args], { SCIM_BRIDGE_URL: s.url, SCIM_BRIDGE_ADMIN_TOKEN: ADMIN_TOKEN });
