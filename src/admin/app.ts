@@ -7,8 +7,9 @@
  *   POST /admin/directories/:id/retry                    retry every failed item
  *   POST /admin/directories/:id/items/:kind/:itemId/retry  retry one item (kind: user | group)
  *   POST /admin/directories/:id/resume                   resume a paused directory
- *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs)
+ *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs); ?dryRun=true: plan only
  *   GET  /admin/directories/:id/resync                   its progress and final summary
+ *   …/resync/plan, …/resync/confirm, …/resync/cancel, …/resync/audit   see resync-routes.ts
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
@@ -26,8 +27,10 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
-import { readResync } from "../sync/resync";
 import { queueName } from "../sync/jobs";
+import { resyncRoutes } from "./resync-routes";
+import { readPlan } from "../sync/resync";
+import { readHeld } from "../sync/resync-confirm";
 import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
@@ -55,12 +58,13 @@ function done(req: Request, res: Response, status: number, body: unknown): void 
 }
 
 /** JSON endpoints under /admin/directories. */
-function directoriesApi(c: OpsContext): Router {
+function directoriesApi(c: OpsContext, logger?: Logger): Router {
   const r = express.Router();
-  r.param("id", (_req, res, next, id: string) => {
+  const knownId: express.RequestParamHandler = (_req, res, next, id: string) => {
     if (!c.registry.get(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
     next();
-  });
+  };
+  r.param("id", knownId);
   r.get("/", async (_req, res) => {
     res.json(await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id))));
   });
@@ -80,13 +84,7 @@ function directoriesApi(c: OpsContext): Router {
     await resumeDirectory(c.queues.queue(req.params.id), c.state, req.params.id);
     done(req, res, 200, { resumed: req.params.id });
   });
-  r.post("/:id/resync", async (req, res) => {
-    const progress = await readResync(c.redis, c.config.redis.keyPrefix, req.params.id);
-    if (progress.status === "running") { done(req, res, 409, { error: "a resync of this directory is running", progress }); return; }
-    await c.queues.enqueueResync(req.params.id, "admin-api");
-    done(req, res, 202, { status: "queued", progress: `/admin/directories/${req.params.id}/resync` });
-  });
-  r.get("/:id/resync", async (req, res) => { res.json(await readResync(c.redis, c.config.redis.keyPrefix, req.params.id)); });
+  r.use(resyncRoutes(c, knownId, logger));
   r.get("/:id/external-users", async (req, res) => {
     const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
@@ -154,9 +152,13 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   r.get("/status", async (_req, res) => {
     const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
-    res.type("html").send(statusPage(dirs, failures));
+    const held = new Map(await Promise.all(dirs.filter((d) => d.resync.status === "awaiting-confirmation")
+      .map(async (d) => [d.id, await readHeld(redis, config.redis.keyPrefix, d.id, 50)] as const)));
+    const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await readPlan(redis, config.redis.keyPrefix, d.id)] as const)))
+      .filter((x): x is readonly [string, NonNullable<typeof x[1]>] => !!x[1]));
+    res.type("html").send(statusPage(dirs, failures, new Date(), held, plans));
   });
-  r.use("/directories", directoryAdminRoutes(c), directoriesApi(c));
+  r.use("/directories", directoryAdminRoutes(c), directoriesApi(c, logger));
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
   r.use(adminErrorHandler(logger));
   return r;

@@ -7,6 +7,8 @@ import type { Config } from "../config/schema";
 import type { SyncKind, SyncStatus } from "../store";
 import { readResync, type ResyncProgress } from "../sync/resync";
 import type { OpsContext } from "../ops/ops-context";
+import { DirectoryLabels } from "../ops/directory-labels";
+import { platformHealthy } from "../sync/key-check";
 
 export type Health = "in sync" | "syncing" | "failing" | "paused" | "disabled";
 
@@ -26,7 +28,10 @@ export interface DirectoryStatus {
   queue: { waiting: number; active: number; delayed: number; failed: number; paused: boolean };
   lastSyncAt: string | null;
   paused: { reason: string; at: string | null } | null;
-  platformKey: { status: string; checkedAt: string | null };
+  /** Platform health: the key's last verification or, since, a successful call (`healthy`: status "ok"). */
+  platformKey: { status: string; healthy: boolean; checkedAt: string | null };
+  /** The directory's label in an unauthenticated /metrics (`directory="<metricsLabel>"`). */
+  metricsLabel: string | null;
   externalUsers?: { used: number; limit: number; percent: number; warning: boolean };
   resync: ResyncProgress;
 }
@@ -70,7 +75,8 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
   return {
     id, displayName: dir.displayName, target: dir.target, source: entry.source, disabled: entry.disabled, scimBaseUrl: scimBaseUrl(c.config, id), health, users, groups, items, queue: queueView,
     lastSyncAt: meta.lastSyncAt ?? null, paused: paused ?? (isPaused ? { reason: "paused by an operator", at: null } : null),
-    platformKey: { status: meta.keyStatus ?? "unchecked", checkedAt: meta.keyCheckedAt ?? null },
+    platformKey: { status: meta.keyStatus ?? "unchecked", healthy: platformHealthy(meta.keyStatus), checkedAt: meta.keyCheckedAt ?? null },
+    metricsLabel: await new DirectoryLabels(c.redis, c.config.redis.keyPrefix).label(id).catch(() => null),
     ...(externalUsers ? { externalUsers } : {}), resync,
   };
 }

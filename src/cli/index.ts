@@ -3,7 +3,8 @@
  * The `scim-bridge` command line (commander); after `npm run build` it is `dist/cli/index.js` (package.json
  * `bin`: `npx scim-bridge …`; in the image `scim-bridge` is on PATH):
  *   serve | worker | all          run the roles (as `node dist/main.js <role>`)
- *   resync <directory>            full resync with a progress bar and the final summary
+ *   resync <directory>            full resync with a progress bar and the final summary (exit 3: it awaits
+ *                                 confirmation of its deprovisions); --dry-run: the plan only; --confirm / --cancel
  *   status [--json]               every directory at a glance
  *   retry-failed <directory>      queue every failed item again
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
@@ -23,7 +24,8 @@ import { UnknownDirectoryError, type OpsBackend } from "./backends/ops-backend";
 import { redisBackend } from "./backends/redis-backend";
 import { configCheckCommand } from "./commands/config-check";
 import { directoryCommands } from "./commands/directory";
-import { resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
+import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
+import { userInfo } from "node:os";
 
 const out = (s: string) => console.log(s);
 
@@ -33,6 +35,10 @@ class UsageError extends Error {
     super(message);
     this.name = this.constructor.name;
   }
+}
+
+function safeUser(): string {
+  try { return userInfo().username; } catch { return "unknown"; }
 }
 
 function config() {
@@ -73,10 +79,23 @@ export function buildProgram(): Command {
   program.command("serve").description("run the SCIM server, admin API and status page").action(() => runRoles(config(), "server"));
   program.command("worker").description("run the sync workers").action(() => runRoles(config(), "worker"));
   program.command("all").description("run the server and the workers in one process").action(() => runRoles(config(), "all"));
-  remote(program.command("resync").argument("<directory>").description("full resync of a directory, following its progress"))
-    .action(async (dir: string, o: RemoteOptions) => {
+  remote(program.command("resync").argument("<directory>").description("full resync of a directory, following its progress")
+    .option("--dry-run", "report the full plan (create, update, deprovision) and write nothing")
+    .option("--confirm", "deprovision what a resync awaiting confirmation holds")
+    .option("--cancel", "drop what a resync awaiting confirmation holds; nothing is deprovisioned")
+    .option("--by <name>", "who answers, for the audit (default: this system user)"))
+    .action(async (dir: string, o: RemoteOptions & { dryRun?: boolean; confirm?: boolean; cancel?: boolean; by?: string }) => {
+      if ([o.dryRun, o.confirm, o.cancel].filter(Boolean).length > 1) throw new UsageError("--dry-run, --confirm and --cancel exclude each other");
+      const by = `${o.by ?? safeUser()} (cli)`;
+      if (o.dryRun) { await withBackend(o, (b) => dryRunCommand(b, dir, by, out)); return; }
+      if (o.confirm || o.cancel) {
+        const ok = await withBackend(o, (b) => answerCommand(b, dir, o.confirm ? "confirm" : "cancel", by, out));
+        process.exitCode = ok ? 0 : 1;
+        return;
+      }
       const p = await withBackend(o, (b) => resyncCommand(b, dir, out));
-      process.exitCode = p.phase === "failed" ? 1 : 0;
+      // 3: the resync holds deprovisions and waits for --confirm or --cancel
+      process.exitCode = p.phase === "failed" ? 1 : p.status === "awaiting-confirmation" ? 3 : 0;
     });
   remote(program.command("status").option("--json", "print JSON").description("every directory: in sync / syncing / failing / paused"))
     .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));

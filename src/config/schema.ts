@@ -108,6 +108,18 @@ const workforceSchema = strictObject({
   onUserDelete: z.enum(["deactivate", "delete"]).default("deactivate"),
 });
 
+const safetySchema = strictObject({
+  /**
+   * A resync whose plan would deprovision more than `count` platform users and groups, or more than
+   * `percent` % of those the directory manages there, creates and updates, then waits for an operator
+   * to confirm or cancel the deprovisions (state `awaiting-confirmation`).
+   */
+  maxDeprovisionPerResync: strictObject({
+    count: z.number().int().nonnegative().default(500),
+    percent: z.number().min(0).max(100).default(20),
+  }).prefault({}),
+});
+
 export const directorySchema = strictObject({
     id: z.string().regex(DIRECTORY_ID, "expected lower-case letters, digits and '-' (1–63 characters, starting with a letter or digit)"),
     displayName: z.string().optional(),
@@ -125,6 +137,8 @@ export const directorySchema = strictObject({
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
+    /** Safeguards of operator actions (resync). */
+    safety: safetySchema.prefault({}),
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {
@@ -201,6 +215,8 @@ export const configSchema = strictObject({
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
+        /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
+        keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),
         /** Times a job may be handed on because its worker died before BullMQ fails it (the bridge then queues it again). */
         maxStalledCount: z.number().int().min(0).default(5),
@@ -215,6 +231,11 @@ export const configSchema = strictObject({
          * on a port the system picks and logs it, rather than failing to start.
          */
         workerPort: z.number().int().min(0).max(65535).default(9464),
+        /**
+         * SHA-256 hashes of tokens that may read /metrics with its directory ids. Empty: /metrics is open and
+         * shows an opaque label per directory instead of its id.
+         */
+        tokenHashes: z.array(sha256Hex).default([]),
       })
       .prefault({}),
     oauth: strictObject({

@@ -11,6 +11,11 @@
  *   sync_items{directory,status}                          gauge, read from the sync state at scrape
  *   external_users{directory}                             gauge (embed directories), at scrape
  *   directory_paused{directory}                           gauge 1/0, at scrape
+ *   platform_healthy{directory}                           gauge 1/0: the platform key last verified, or the last call
+ *                                                         succeeded (re-verified periodically), at scrape
+ * Without `metrics.tokenHashes` /metrics is unauthenticated and every `directory` label is an opaque
+ * label (`src/ops/directory-labels.ts`; the admin API shows each directory's); with them it asks for a
+ * token and shows the directory ids.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
@@ -26,6 +31,7 @@ export interface Metrics {
   syncItems: Gauge<"directory" | "status">;
   externalUsers: Gauge<"directory">;
   paused: Gauge<"directory">;
+  platformHealthy: Gauge<"directory">;
 }
 
 /** `METHOD /path` with ids replaced, so the label has a bounded number of values. */
@@ -54,5 +60,6 @@ export function createMetrics(): Metrics {
     syncItems: new Gauge({ name: "sync_items", help: "Resources per directory and sync status", labelNames: ["directory", "status"], registers: r }),
     externalUsers: new Gauge({ name: "external_users", help: "External users provisioned on the directory's platform account (embed)", labelNames: ["directory"], registers: r }),
     paused: new Gauge({ name: "directory_paused", help: "1 while a directory's sync is paused (e.g. platform 401)", labelNames: ["directory"], registers: r }),
+    platformHealthy: new Gauge({ name: "platform_healthy", help: "1 while a directory's platform key works (verified, or the last call succeeded)", labelNames: ["directory"], registers: r }),
   };
 }

@@ -1,44 +1,65 @@
 /**
- * /healthz (the process answers) and /readyz (it can do its job): Redis reachable, at least one worker
- * attached to every enabled directory's queue, and every directory's platform key verified (as the workers last
- * recorded it). 503 with the failing checks otherwise.
+ * /healthz (the process answers) and /readyz (this process can do its job), per role (issue 9: "Server
+ * role: ready = this process can serve SCIM (Redis answers). Worker role: ready = it can take jobs."):
+ *   - server: Redis answers;
+ *   - worker: Redis answers and this process's sync workers run (started, not closing);
+ *   - all: both.
+ * A directory's platform trouble is no reason to take a process out of rotation: per-directory platform
+ * health lives in the admin API, the status page and /metrics. Both endpoints are unauthenticated, so
+ * they say which check failed in one word and reveal no directory id and no error text.
  */
 import type { RequestHandler } from "express";
 import type { OpsContext } from "./ops-context";
 
-export interface Readiness {
-  status: "ready" | "not ready";
-  checks: { redis: string; workers: Record<string, number>; platformKey: Record<string, string> };
+export type Role = "server" | "worker" | "all";
+
+/** What a process knows of its own readiness beyond Redis: set by the worker role once its runtime runs. */
+export class RoleProbe {
+  private jobs?: () => boolean;
+  constructor(readonly role: Role) {}
+
+  /** The worker runtime is up: `canTakeJobs` says whether its workers still run. */
+  attachWorkers(canTakeJobs: () => boolean): void {
+    this.jobs = canTakeJobs;
+  }
+
+  /** "ok", "starting" (no runtime yet) or "stopped"; undefined for a server-only process. */
+  jobsCheck(): "ok" | "starting" | "stopped" | undefined {
+    if (this.role === "server") return undefined;
+    if (!this.jobs) return "starting";
+    return this.jobs() ? "ok" : "stopped";
+  }
 }
 
-/** Runs the readiness checks. */
-export async function readiness(c: OpsContext, timeoutMs = 1000): Promise<Readiness> {
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref());
-  let redis = "ok";
+export interface Readiness {
+  status: "ready" | "not ready";
+  checks: { redis: "ok" | "unreachable"; jobs?: "ok" | "starting" | "stopped" };
+}
+
+/** Runs the readiness checks of this process. */
+export async function readiness(c: Pick<OpsContext, "redis">, probe: RoleProbe, timeoutMs = 1000): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), timeoutMs); timer.unref(); });
+  let redis: Readiness["checks"]["redis"] = "ok";
   try {
     await Promise.race([c.redis.ping(), timeout]);
   } catch {
     // unauthenticated endpoint: say what is wrong, not the driver's error text
     redis = "unreachable";
+  } finally {
+    clearTimeout(timer);
   }
-  const workers: Record<string, number> = {};
-  const platformKey: Record<string, string> = {};
-  if (redis === "ok") {
-    for (const d of c.registry.enabled()) {
-      workers[d.id] = await c.queues.queue(d.id).getWorkersCount().catch(() => 0);
-      platformKey[d.id] = (await c.state.meta(d.id)).keyStatus ?? "unchecked";
-    }
-  }
-  const ok = redis === "ok" && Object.values(workers).every((n) => n > 0) && Object.values(platformKey).every((s) => s === "ok");
-  return { status: ok ? "ready" : "not ready", checks: { redis, workers, platformKey } };
+  const jobs = probe.jobsCheck();
+  const ok = redis === "ok" && (jobs === undefined || jobs === "ok");
+  return { status: ok ? "ready" : "not ready", checks: { redis, ...(jobs ? { jobs } : {}) } };
 }
 
 export const healthz: RequestHandler = (_req, res) => { res.json({ status: "ok" }); };
 
 /** Handler for /readyz. */
-export function readyz(c: OpsContext): RequestHandler {
+export function readyz(c: Pick<OpsContext, "redis">, probe: RoleProbe): RequestHandler {
   return async (_req, res) => {
-    const r = await readiness(c);
+    const r = await readiness(c, probe);
     res.status(r.status === "ready" ? 200 : 503).json(r);
   };
 }

@@ -3,15 +3,19 @@ import type { Config } from "../config/schema";
 import { createLogger } from "../observability/logger";
 import { createMetrics } from "../observability/metrics";
 import { startServer, startWorkerEndpoints } from "./server";
+import { RoleProbe } from "../ops/health";
 import { startSyncRuntime } from "./worker";
 
-export type Role = "server" | "worker" | "all";
+export type { Role } from "../ops/health";
+import type { Role } from "../ops/health";
 
 export async function runRoles(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.log.level);
   const metrics = createMetrics();
-  const server = role !== "worker" ? await startServer(config, logger, { metrics }) : await startWorkerEndpoints(config, metrics, logger);
+  const probe = new RoleProbe(role);
+  const server = role !== "worker" ? await startServer(config, logger, { metrics, probe }) : await startWorkerEndpoints(config, metrics, logger, probe);
   const runtime = role !== "server" ? await startSyncRuntime(config, logger, { metrics }) : undefined;
+  if (runtime) probe.attachWorkers(() => runtime.canTakeJobs());
   logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
   let stopping = false;
   const stop = async (signal: string) => {

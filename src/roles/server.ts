@@ -11,7 +11,7 @@ import type { Config } from "../config/schema";
 import { adminRouter } from "../admin/app";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { metricsHandler } from "../ops/metrics-handler";
-import { healthz, readyz } from "../ops/health";
+import { healthz, readyz, RoleProbe } from "../ops/health";
 import type { Metrics } from "../observability/metrics";
 import { requestLog } from "../observability/request-log";
 import { createScimApp } from "../scim/app";
@@ -29,6 +29,8 @@ export interface RunningServer {
 
 export interface ServerOptions {
   metrics?: Metrics;
+  /** What /readyz checks beyond Redis (default: a server-only process). */
+  probe?: RoleProbe;
 }
 
 async function listen(app: Express, host: string, port: number): Promise<{ server: http.Server; url: string; port: number }> {
@@ -65,9 +67,9 @@ function scimMetrics(registry: DirectoryRegistry, m: Metrics): express.RequestHa
 }
 
 /** Health and metrics routes shared by both kinds of listener. */
-function opsRoutes(app: Express, ops: OpsContext, metrics?: Metrics): void {
+function opsRoutes(app: Express, ops: OpsContext, probe: RoleProbe, metrics?: Metrics): void {
   app.get("/healthz", healthz);
-  app.get("/readyz", readyz(ops));
+  app.get("/readyz", readyz(ops, probe));
   if (metrics) app.get("/metrics", metricsHandler(ops, metrics));
 }
 
@@ -88,7 +90,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   app.disable("x-powered-by");
   app.set("trust proxy", config.server.trustProxy);
   app.use(requestLog(logger));
-  opsRoutes(app, ops, opts.metrics);
+  opsRoutes(app, ops, opts.probe ?? new RoleProbe("server"), opts.metrics);
   app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger, registry }));
   app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));
   if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(registry, opts.metrics));
@@ -117,7 +119,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
  * logged with a warning (so the worker starts, and its metrics can still be found), rather than crashing
  * with EADDRINUSE. Give each worker its own METRICS_PORT to scrape them at known ports.
  */
-export async function startWorkerEndpoints(config: Config, metrics: Metrics, logger: Logger): Promise<RunningServer | undefined> {
+export async function startWorkerEndpoints(config: Config, metrics: Metrics, logger: Logger, probe = new RoleProbe("worker")): Promise<RunningServer | undefined> {
   const wanted = config.metrics.workerPort;
   if (!wanted) return undefined;
   const redis = createQueueConnection(config.redis.url);
@@ -125,7 +127,7 @@ export async function startWorkerEndpoints(config: Config, metrics: Metrics, log
   const ops = createOpsContext(config, redis);
   const app = express();
   app.disable("x-powered-by");
-  opsRoutes(app, ops, metrics);
+  opsRoutes(app, ops, probe, metrics);
   const { server, url, port } = await listen(app, config.server.host, wanted).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== "EADDRINUSE") throw err;
     const fallback = await listen(app, config.server.host, 0);

@@ -20,7 +20,7 @@ import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
-import { checkDirectoryKey } from "../sync/key-check";
+import { KeyMonitor } from "../sync/key-check";
 import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
@@ -35,6 +35,8 @@ export interface SyncRuntime {
   addDirectory(dir: DirectoryConfig): Promise<void>;
   /** Stops serving a directory (its queued work and outbox stay in Redis). */
   removeDirectory(id: string): Promise<void>;
+  /** The worker role's readiness: Redis connected and every directory's worker running (not closing). */
+  canTakeJobs(): boolean;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const queues = new SyncQueues(redis, config);
   const workers = new Map<string, Worker>();
   const clients = new Map<string, PlatformClient>();
+  const monitors = new Map<string, KeyMonitor>();
   let dispatcher: OutboxDispatcher | undefined;
+  let closing = false;
 
   const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
     const log = logger.child({ directory: dir.id });
@@ -72,7 +76,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       log.error({ reason }, "directory paused");
       return pauseDirectory(queue, state, dir.id, reason);
     };
-    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics);
+    const monitorRef: { current?: KeyMonitor } = {};
+    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
+      if (status >= 200 && status < 300) monitorRef.current?.succeeded();
+    });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
@@ -110,12 +117,17 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     } else {
       await queue.removeJobScheduler("scheduled-resync");
     }
-    checkDirectoryKey(platform, dir, state, pause, log);
+    const monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
+    monitorRef.current = monitor;
+    monitors.set(dir.id, monitor);
+    monitor.start();
     await dispatcher?.addDirectory(dir.id);
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
     dispatcher?.removeDirectory(id);
+    monitors.get(id)?.stop();
+    monitors.delete(id);
     const worker = workers.get(id);
     workers.delete(id);
     await worker?.close();
@@ -138,8 +150,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
   return {
     queues, dispatcher, workers, registry, addDirectory, removeDirectory,
+    canTakeJobs: () => !closing && redis.status === "ready" && [...workers.values()].every((w) => w.isRunning()),
     close: async () => {
+      closing = true;
       if (!opts.registry) await registry.stop();
+      for (const m of monitors.values()) m.stop();
       await dispatcher!.stop();
       await Promise.all([...workers.values()].map((w) => w.close()));
       await queues.close();

@@ -42,3 +42,8 @@ export class DirectoryKeys {
   get groups(): string { return `${this.prefix}groups`; }
   get outbox(): string { return `${this.prefix}outbox`; }
 }
+
+/** `<keyPrefix>:metrics:salt` STRING: the random salt of the opaque directory labels of /metrics (set once). */
+export function metricsSaltKey(keyPrefix: string): string {
+  return `${keyPrefix}:metrics:salt`;
+}

@@ -14,6 +14,8 @@ import { SharedRateLimiter } from "./shared-rate-limiter";
 /** A client for `dir`, or the reason there is none. */
 export function createDirectoryPlatform(
   dir: DirectoryConfig, config: Config, redis: Redis, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics,
+  /** Told the status of every platform call (platform health: a 2xx proves the key works). */
+  onStatus?: (status: number) => void,
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
@@ -24,7 +26,9 @@ export function createDirectoryPlatform(
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
       limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
       retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
-      onCall: metrics ? ({ method, path, status, durationMs }) => {
+      onCall: metrics || onStatus ? ({ method, path, status, durationMs }) => {
+        onStatus?.(status);
+        if (!metrics) return;
         const endpoint = endpointLabel(method, path);
         metrics.platformCalls.inc({ directory: dir.id, endpoint, status: String(status) });
         metrics.platformDuration.observe({ directory: dir.id, endpoint }, durationMs / 1000);

@@ -17,6 +17,10 @@ export interface ReconcileJobData {
 /** Payload of a resync job. */
 export interface ResyncJobData {
   requestedBy: string;
+  /** A dry run: the id its plan is stored under. */
+  dryRun?: string;
+  /** The deprovisions an operator confirmed, of the resync of this id. */
+  confirm?: string;
 }
 
 /** Queue name of a directory. */

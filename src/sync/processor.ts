@@ -29,7 +29,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
   const dirId = ctx.dir.id;
   return async (job, token) => {
     if (job.name === RESYNC) {
-      const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, (job.data as ResyncJobData).requestedBy);
+      const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, job.data as ResyncJobData);
       return started ? "started" : "already running";
     }
     const { kind, id } = job.data as ReconcileJobData;

@@ -40,10 +40,14 @@ export class SyncQueues {
     });
   }
 
-  /** Asks for a full resync of a directory (one at a time: deduplicated and locked). */
-  async enqueueResync(directoryId: string, requestedBy: string): Promise<void> {
-    await this.queue(directoryId).add(RESYNC, { requestedBy } satisfies ResyncJobData, {
-      deduplication: { id: "resync" },
+  /**
+   * Asks for a full resync of a directory (one at a time: deduplicated and locked), a dry run of one
+   * (`dryRun`: the plan's id), or the deprovisions of a confirmed one (`confirm`: the resync's id).
+   */
+  async enqueueResync(directoryId: string, requestedBy: string, o: { dryRun?: string; confirm?: string } = {}): Promise<void> {
+    const dedup = o.dryRun ? `resync-plan-${o.dryRun}` : o.confirm ? `resync-confirm-${o.confirm}` : "resync";
+    await this.queue(directoryId).add(RESYNC, { requestedBy, ...o } satisfies ResyncJobData, {
+      deduplication: { id: dedup },
       attempts: 3,
       backoff: { type: "bridge" },
       removeOnComplete: { count: 100 },

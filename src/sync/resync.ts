@@ -1,7 +1,6 @@
 /**
- * Full resync of one directory. It lists the platform side (SCIM users and groups for a workforce
- * directory, embed-tenant groups for an embed one) and compares it with the desired state and the sync
- * state:
+ * Full resync of one directory. It computes a plan (`resync-plan.ts`: the platform side listed and compared
+ * with the desired state and the sync state) and applies it:
  *   - missing: the bridge knows a platform id the platform no longer has → re-created;
  *   - changed: the platform's copy differs from what the bridge applied → re-applied;
  *   - created by the bridge (externalId `<directory>:<id>`, or a tracked embed group) and no longer in the
@@ -9,47 +8,65 @@
  * Every desired resource is then reconciled (deduplicated jobs, so never twice at once with the normal
  * flow); unchanged ones make no call, so a resync with no drift makes no write call.
  *
+ * The deprovisioning safeguard (issue 9): a plan that would deprovision more than the directory's
+ * `safety.maxDeprovisionPerResync`, or anything while its store holds no user, applies its creates and
+ * updates and holds the deprovisions (`<P>resync:held`) in the status `awaiting-confirmation` until an
+ * operator confirms (`resync-confirm.ts`; audited) or cancels. A dry run computes the plan, stores its
+ * report (`<P>resync:plan`) and writes nothing else.
+ *
  * Progress lives in `<P>resync` (HASH: id, status, phase, total, done, created, updated, deactivated,
- * deleted, unchanged, failed, startedAt, finishedAt, requestedBy, error); the resources it still waits for in
- * `<P>resync:pending` (SET of "<kind>:<id>"). Each reconcile that settles one of them counts its outcome;
- * the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from overlapping.
+ * deleted, unchanged, failed, held, holdReason, startedAt, finishedAt, requestedBy, error, confirmedBy,
+ * confirmedAt, confirmedCount, cancelledBy, cancelledAt, cancelledCount); the resources it still waits for
+ * in `<P>resync:pending` (SET of "<kind>:<id>"). Each reconcile that settles one of them counts its
+ * outcome; the last one marks the resync done. `<P>resync:lock` keeps two resyncs of a directory from
+ * overlapping; `<P>resync:audit` (LIST, newest first, 100 kept) records confirmations and cancellations.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { DirectoryKeys, type SyncKind } from "../store";
-import type { Outcome, ReconcileContext } from "./context";
-import { embedGroupName } from "./mapping/embed-user";
-import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
-import { activeMemberIds } from "./targets/workforce-group";
+import { isNotFound, type Outcome } from "./context";
+import { computePlan, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
 
-const LOCK_TTL_S = 6 * 3600;
-/** Resources read per round trip, and reconciles enqueued at once, while a resync lists and queues. */
+export const LOCK_TTL_S = 6 * 3600;
+/** Reconciles enqueued at once while a resync queues. */
 const BATCH = 500;
 
 /*
-  KEYS[1] pending set, KEYS[2] progress hash, KEYS[3] lock; ARGV[1] "<kind>:<id>", ARGV[2] outcome field, ARGV[3] now
-  Counts one settled resource if the running resync waits for it; finishes the resync on the last one.
+  KEYS[1] pending set, KEYS[2] progress hash, KEYS[3] lock
+  ARGV[1] "<kind>:<id>", ARGV[2] outcome field ("" counts nothing), ARGV[3] now, ARGV[4] "1": only check whether it is finished
+  Counts one settled resource if the running resync waits for it; on the last one the resync is done, or,
+  when it holds deprovisions for an operator, stays awaiting-confirmation (phase too) without its lock.
 */
-const SETTLE = `
-if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[2], 'done', 1)
-redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+export const SETTLE = `
+if ARGV[4] ~= '1' then
+  if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+  if ARGV[2] ~= '' then
+    redis.call('HINCRBY', KEYS[2], 'done', 1)
+    redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+  end
+end
 if redis.call('SCARD', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[2], 'status', 'done', 'phase', 'done', 'finishedAt', ARGV[3])
-  redis.call('DEL', KEYS[3])
+  local st = redis.call('HGET', KEYS[2], 'status')
+  if st == 'awaiting-confirmation' then
+    redis.call('HSET', KEYS[2], 'phase', 'awaiting-confirmation')
+    redis.call('DEL', KEYS[3])
+  elseif st == 'running' then
+    redis.call('HSET', KEYS[2], 'status', 'done', 'phase', 'done', 'finishedAt', ARGV[3])
+    redis.call('DEL', KEYS[3])
+  end
 end
 return 1`;
 
 /** Keys of a directory's resync. */
-export function resyncKeys(keyPrefix: string, dir: string): { progress: string; pending: string; lock: string } {
+export function resyncKeys(keyPrefix: string, dir: string): { progress: string; pending: string; lock: string; held: string; plan: string; audit: string } {
   const p = new DirectoryKeys(keyPrefix, dir).prefix;
-  return { progress: `${p}resync`, pending: `${p}resync:pending`, lock: `${p}resync:lock` };
+  return { progress: `${p}resync`, pending: `${p}resync:pending`, lock: `${p}resync:lock`, held: `${p}resync:held`, plan: `${p}resync:plan`, audit: `${p}resync:audit` };
 }
 
 /** Progress of the latest resync of a directory, as stored (numbers parsed). */
 export interface ResyncProgress {
   id?: string;
-  status?: "running" | "done";
+  status?: "running" | "awaiting-confirmation" | "done";
   phase?: string;
   total: number;
   done: number;
@@ -59,21 +76,33 @@ export interface ResyncProgress {
   deleted: number;
   unchanged: number;
   failed: number;
+  /** Deprovisions held for an operator's confirmation. */
+  held: number;
+  holdReason?: string;
   startedAt?: string;
   finishedAt?: string;
   requestedBy?: string;
   /** Why the listing phase failed (phase "failed"). */
   error?: string;
+  confirmedBy?: string;
+  confirmedAt?: string;
+  confirmedCount?: number;
+  cancelledBy?: string;
+  cancelledAt?: string;
+  cancelledCount?: number;
 }
 
 /** Reads a directory's resync progress. */
 export async function readResync(redis: Redis, keyPrefix: string, dir: string): Promise<ResyncProgress> {
   const h = await redis.hgetall(resyncKeys(keyPrefix, dir).progress);
   const n = (k: string) => Number(h[k] ?? 0);
+  const opt = (k: string) => (h[k] ? { [k]: h[k] } : {});
+  const optN = (k: string) => (h[k] ? { [k]: Number(h[k]) } : {});
   return {
     id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
-    updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"),
-    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...(h.error ? { error: h.error } : {}),
+    updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"), held: n("held"),
+    startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...opt("error"), ...opt("holdReason"),
+    ...opt("confirmedBy"), ...opt("confirmedAt"), ...optN("confirmedCount"), ...opt("cancelledBy"), ...opt("cancelledAt"), ...optN("cancelledCount"),
   };
 }
 
@@ -86,154 +115,172 @@ export function resyncPercent(p: ResyncProgress): number {
 /** Counts a settled reconcile toward the running resync, if it waits for that resource. */
 export async function settleResync(redis: Redis, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
   const k = resyncKeys(keyPrefix, dir);
-  await redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString());
+  await redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString(), "0");
 }
 
-/** Fields of the workforce payload compared with the platform's copy (only what the bridge sends). */
-function differs(sent: Record<string, unknown>, onPlatform: Record<string, unknown>): boolean {
-  for (const [k, v] of Object.entries(sent)) {
-    const p = onPlatform[k];
-    if (k === "userName") {
-      if (String(p ?? "").toLowerCase() !== String(v).toLowerCase()) return true;
-    } else if (JSON.stringify(p ?? null) !== JSON.stringify(v ?? null)) {
-      return true;
-    }
-  }
-  return false;
+interface ResyncDeps extends PlanDeps {}
+
+/** What a resync job asks for. */
+export interface ResyncRequest {
+  requestedBy: string;
+  /** Compute the plan, store it under this id and write nothing else. */
+  dryRun?: string;
+  /** Apply the deprovisions the operator confirmed for the resync of this id. */
+  confirm?: string;
 }
 
-interface ResyncDeps extends ReconcileContext {
-  redis: Redis;
-  keyPrefix: string;
+/** How long a dry run's plan is kept for the operator to read. */
+const PLAN_TTL_S = 7 * 24 * 3600;
+/** Items per list of a stored plan (counts are always whole). */
+export const PLAN_LIST_MAX = 10000;
+
+/** A dry run's report, as stored and answered. */
+export interface PlanReport {
+  id: string;
+  directory: string;
+  requestedBy: string;
+  at: string;
+  counts: { create: number; update: number; unchanged: number; deprovision: number; managed: number; storeUsers: number };
+  /** Why this plan would wait for an operator before deprovisioning (absent: it would not). */
+  wouldHold?: string;
+  create: PlanItem[];
+  update: PlanItem[];
+  deprovision: PlanItem[];
+  truncated: boolean;
 }
 
-/** Marks drift and collects orphans on the workforce platform side. Returns orphan resources to reconcile. */
-async function workforceDrift(c: ResyncDeps, userIds: string[], groupIds: string[]): Promise<Array<[SyncKind, string]>> {
-  const dir = c.dir.id;
-  const orphans: Array<[SyncKind, string]> = [];
-  const marker = `${dir}:`;
-  const platformUsers = new Map<string, Record<string, unknown>>();
-  for await (const u of c.platform.scim.iterateUsers()) platformUsers.set(u.id, u as unknown as Record<string, unknown>);
-  const desiredUsers = new Set(userIds);
-  // in batches: one round trip for the sync states and one for the desired users of BATCH users
-  for (let i = 0; i < userIds.length; i += BATCH) {
-    const chunk = userIds.slice(i, i + BATCH);
-    const states = await c.state.getMany(dir, "user", chunk);
-    const desiredById = new Map((await c.users.find(dir, "id", chunk)).map((u) => [u.id, u]));
-    for (const [j, id] of chunk.entries()) {
-      const st = states[j];
-      if (!st.platformId || st.status === "failed") continue;
-      const onPlatform = platformUsers.get(st.platformId);
-      const desired = desiredById.get(id);
-      if (!onPlatform) {
-        // the old platform id is dead: forget it and the memberships applied with it, so the user's groups
-        // wait for the re-created user (its reconcile asks for them) instead of sending the dead id
-        await c.state.update(dir, "user", id, { drift: "missing", platformId: undefined });
-        for (const g of desired?.groups ?? []) await c.state.applyMembers(c.state.appliedMembersKey(dir, g.value), [], [id]);
-        continue;
-      }
-      if (desired && differs(workforceUserPayload(dir, desired) as unknown as Record<string, unknown>, onPlatform)) {
-        await c.state.update(dir, "user", id, { drift: "changed" });
-      }
-    }
-  }
-  for (const u of platformUsers.values()) {
-    const ext = typeof u.externalId === "string" ? u.externalId : "";
-    const scimId = ext.startsWith(marker) ? ext.slice(marker.length) : undefined;
-    if (scimId && !desiredUsers.has(scimId) && u.active !== false) {
-      await c.state.update(dir, "user", scimId, { platformId: String(u.id), drift: "changed" });
-      orphans.push(["user", scimId]);
-    }
-  }
-
-  const desiredGroups = new Set(groupIds);
-  const platformGroups = new Map<string, { id: string; displayName?: string; externalId?: string; members?: Array<{ value: string }> }>();
-  for await (const g of c.platform.scim.iterateGroups()) platformGroups.set(g.id, g);
-  for (const id of groupIds) {
-    const st = await c.state.get(dir, "group", id);
-    if (!st.platformId || st.status === "failed") continue;
-    const onPlatform = platformGroups.get(st.platformId);
-    if (!onPlatform) { await c.state.update(dir, "group", id, { drift: "missing" }); continue; }
-    const desired = await c.groups.get(dir, id, false);
-    // the same expectation as the group's reconcile: its active users (a deactivated user left the group)
-    const memberIds = await activeMemberIds(c, dir, id);
-    const pids = new Set((await c.state.platformIds(dir, "user", memberIds)).filter(Boolean));
-    const actual = new Set((onPlatform.members ?? []).map((m) => m.value));
-    const sameMembers = pids.size === actual.size && [...pids].every((p) => actual.has(p!));
-    if (!sameMembers || (desired && onPlatform.displayName !== desired.body.displayName)) {
-      await c.state.update(dir, "group", id, { drift: "changed" });
-    }
-  }
-  for (const g of platformGroups.values()) {
-    const scimId = g.externalId?.startsWith(marker) ? g.externalId.slice(marker.length) : undefined;
-    if (scimId && !desiredGroups.has(scimId) && g.externalId === managedExternalId(dir, scimId)) {
-      await c.state.update(dir, "group", scimId, { platformId: g.id });
-      orphans.push(["group", scimId]);
-    }
-  }
-  return orphans;
+/** Runs a dry run: computes the plan and stores its report; writes nothing else. */
+async function dryRun(c: ResyncDeps, planId: string, requestedBy: string): Promise<void> {
+  const plan = await computePlan(c);
+  const cut = <T>(xs: T[]) => xs.slice(0, PLAN_LIST_MAX);
+  const report: PlanReport = {
+    id: planId, directory: c.dir.id, requestedBy, at: new Date().toISOString(),
+    counts: { create: plan.create.length, update: plan.update.length, unchanged: plan.unchanged, deprovision: plan.deprovision.length, managed: plan.managed, storeUsers: plan.storeUsers },
+    ...(holdReason(plan, c.dir.safety.maxDeprovisionPerResync) ? { wouldHold: holdReason(plan, c.dir.safety.maxDeprovisionPerResync) } : {}),
+    create: cut(plan.create), update: cut(plan.update), deprovision: cut(plan.deprovision),
+    truncated: [plan.create, plan.update, plan.deprovision].some((l) => l.length > PLAN_LIST_MAX),
+  };
+  await c.redis.set(resyncKeys(c.keyPrefix, c.dir.id).plan, JSON.stringify(report), "EX", PLAN_TTL_S);
 }
 
-/** Deletes embed-tenant groups the bridge applied and the IdP no longer has (their members left them already). */
-async function embedDrift(c: ResyncDeps, groupIds: string[]): Promise<number> {
-  const tenant = c.dir.embed!.tenantName;
-  const desiredNames = new Set<string>();
-  for (const id of groupIds) {
-    const g = await c.groups.get(c.dir.id, id, false);
-    const name = g ? embedGroupName(String(g.body.displayName), c.dir.embed!) : undefined;
-    if (name) desiredNames.add(name);
+/** Reads the latest dry run's report of a directory. */
+export async function readPlan(redis: Redis, keyPrefix: string, dir: string): Promise<PlanReport | undefined> {
+  const raw = await redis.get(resyncKeys(keyPrefix, dir).plan);
+  return raw ? (JSON.parse(raw) as PlanReport) : undefined;
+}
+
+/** Writes the drift marks of a plan. */
+async function applyMarks(c: ResyncDeps, marks: DriftMark[]): Promise<void> {
+  for (const m of marks) {
+    await c.state.update(c.dir.id, m.kind, m.id, m.fields);
+    for (const g of m.leaveGroups ?? []) await c.state.applyMembers(c.state.appliedMembersKey(c.dir.id, g), [], [m.id]);
   }
-  const applied = new Set(await c.redis.smembers(`${new DirectoryKeys(c.keyPrefix, c.dir.id).prefix}s:embed-groups`));
-  let deleted = 0;
-  for await (const g of c.platform.embed.iterateGroups(tenant)) {
-    if (applied.has(g.name) && !desiredNames.has(g.name)) {
-      await c.platform.embed.deleteGroup(tenant, g.id);
-      await c.redis.srem(`${new DirectoryKeys(c.keyPrefix, c.dir.id).prefix}s:embed-groups`, g.name);
-      deleted++;
-    }
-  }
-  return deleted;
 }
 
 /**
- * Runs the listing phase of a full resync and queues every resource; the reconciles finish it.
- * Returns false when another resync of the directory is still running.
+ * Deprovisions now what a plan would deprovision: embed-tenant groups are deleted here (their members left
+ * them already); users and groups get the platform id to act on and are returned to be reconciled.
  */
-export async function startResync(c: ResyncDeps, requestedBy: string): Promise<boolean> {
+export async function deprovisionItems(c: ResyncDeps, items: PlanItem[]): Promise<{ work: Array<[SyncKind, string]>; deleted: number }> {
+  const work: Array<[SyncKind, string]> = [];
+  let deleted = 0;
+  const applied = `${new DirectoryKeys(c.keyPrefix, c.dir.id).prefix}s:embed-groups`;
+  for (const it of items) {
+    if (it.kind === "embed-group") {
+      try {
+        await c.platform.embed.deleteGroup(c.dir.embed!.tenantName, Number(it.platformId));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      await c.redis.srem(applied, it.id);
+      deleted++;
+      continue;
+    }
+    if (c.dir.target === "workforce") {
+      await c.state.update(c.dir.id, it.kind, it.id, it.kind === "user" ? { platformId: it.platformId, drift: "changed" } : { platformId: it.platformId });
+    }
+    work.push([it.kind, it.id]);
+  }
+  return { work, deleted };
+}
+
+/** Adds `work` to the running resync's pending set and total, and queues it. */
+async function queueWork(c: ResyncDeps, work: Array<[SyncKind, string]>): Promise<void> {
+  const k = resyncKeys(c.keyPrefix, c.dir.id);
+  const unique = [...new Map(work.map((w) => [`${w[0]}:${w[1]}`, w])).values()];
+  for (let i = 0; i < unique.length; i += 1000) {
+    await c.redis.sadd(k.pending, ...unique.slice(i, i + 1000).map(([kind, rid]) => `${kind}:${rid}`));
+  }
+  if (unique.length) await c.redis.hincrby(k.progress, "total", unique.length);
+  // enqueued BATCH at a time (one Redis pipeline each) rather than one round trip per resource
+  for (let i = 0; i < unique.length; i += BATCH) await Promise.all(unique.slice(i, i + BATCH).map(([kind, rid]) => c.enqueue(kind, rid)));
+}
+
+/**
+ * Runs the listing phase of a full resync and queues every resource; the reconciles finish it. A plan past
+ * the directory's safeguard queues its creates and updates only and holds its deprovisions for an
+ * operator (status `awaiting-confirmation`). Returns false when another resync of the directory is still
+ * running or awaits confirmation.
+ */
+export async function startResync(c: ResyncDeps, req: ResyncRequest | string): Promise<boolean> {
+  const r: ResyncRequest = typeof req === "string" ? { requestedBy: req } : req;
+  if (r.dryRun) { await dryRun(c, r.dryRun, r.requestedBy); return true; }
+  if (r.confirm) { await applyConfirmed(c, r.confirm); return true; }
   const dir = c.dir.id;
   const k = resyncKeys(c.keyPrefix, dir);
   const id = randomUUID();
+  if ((await c.redis.hget(k.progress, "status")) === "awaiting-confirmation") return false;
   if (!(await c.redis.set(k.lock, id, "EX", LOCK_TTL_S, "NX"))) return false;
   try {
-    await c.redis.multi().del(k.progress, k.pending)
+    await c.redis.multi().del(k.progress, k.pending, k.held)
       .hset(k.progress, "id", id, "status", "running", "phase", "listing", "total", 0, "done", 0, "created", 0, "updated", 0,
-        "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "startedAt", new Date().toISOString(), "requestedBy", requestedBy)
+        "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "held", 0, "startedAt", new Date().toISOString(), "requestedBy", r.requestedBy)
       .exec();
-    const userIds = await c.users.ids(dir);
-    const groupIds = await c.groups.ids(dir);
-    const work: Array<[SyncKind, string]> = [...userIds.map((u) => ["user", u] as [SyncKind, string]), ...groupIds.map((g) => ["group", g] as [SyncKind, string])];
-    if (c.dir.target === "workforce") {
-      work.push(...await workforceDrift(c, userIds, groupIds));
+    const plan = await computePlan(c);
+    await applyMarks(c, plan.marks);
+    const work = [...plan.work];
+    const hold = holdReason(plan, c.dir.safety.maxDeprovisionPerResync);
+    if (hold) {
+      for (let i = 0; i < plan.deprovision.length; i += 1000) {
+        await c.redis.hset(k.held, ...plan.deprovision.slice(i, i + 1000).flatMap((it) => [`${it.kind}:${it.id}`, JSON.stringify(it)]));
+      }
+      await c.redis.hset(k.progress, "status", "awaiting-confirmation", "held", plan.deprovision.length, "holdReason", hold);
+      c.logger.warn({ directory: dir, held: plan.deprovision.length, reason: hold }, "resync holds its deprovisions for an operator's confirmation");
     } else {
-      const deleted = await embedDrift(c, groupIds);
-      if (deleted) await c.redis.hincrby(k.progress, "deleted", deleted);
-      // users the bridge provisioned and the IdP no longer has are deprovisioned (if not already)
-      for (const uid of await c.state.known(dir, "user")) if (!userIds.includes(uid)) work.push(["user", uid]);
+      const d = await deprovisionItems(c, plan.deprovision);
+      if (d.deleted) await c.redis.hincrby(k.progress, "deleted", d.deleted);
+      work.push(...d.work);
     }
-    const unique = [...new Map(work.map((w) => [`${w[0]}:${w[1]}`, w])).values()];
-    if (unique.length === 0) {
-      await c.redis.multi().hset(k.progress, "status", "done", "phase", "done", "finishedAt", new Date().toISOString()).del(k.lock).exec();
+    const unique = new Set(work.map((w) => `${w[0]}:${w[1]}`));
+    if (unique.size === 0) {
+      await finishIfIdle(c);
       return true;
     }
-    for (let i = 0; i < unique.length; i += 1000) {
-      await c.redis.sadd(k.pending, ...unique.slice(i, i + 1000).map(([kind, rid]) => `${kind}:${rid}`));
-    }
-    await c.redis.hset(k.progress, "total", unique.length, "phase", "reconciling");
-    // enqueued BATCH at a time (one Redis pipeline each) rather than one round trip per resource
-    for (let i = 0; i < unique.length; i += BATCH) await Promise.all(unique.slice(i, i + BATCH).map(([kind, rid]) => c.enqueue(kind, rid)));
+    await c.redis.hset(k.progress, "phase", "reconciling");
+    await queueWork(c, work);
     return true;
   } catch (err) {
-    await c.redis.multi().hset(k.progress, "status", "done", "phase", "failed", "finishedAt", new Date().toISOString(), "error", (err as Error).message).del(k.lock, k.pending).exec();
+    await c.redis.multi().hset(k.progress, "status", "done", "phase", "failed", "finishedAt", new Date().toISOString(), "error", (err as Error).message).del(k.lock, k.pending, k.held).exec();
     throw err;
   }
+}
+
+/** Ends a resync with nothing left pending: done, or waiting for the operator when it holds deprovisions. */
+async function finishIfIdle(c: ResyncDeps): Promise<void> {
+  const k = resyncKeys(c.keyPrefix, c.dir.id);
+  await c.redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, "-", "", new Date().toISOString(), "1");
+}
+
+/** The worker's half of a confirmation: deprovisions what was held and queues the reconciles. */
+async function applyConfirmed(c: ResyncDeps, resyncId: string): Promise<void> {
+  const k = resyncKeys(c.keyPrefix, c.dir.id);
+  if ((await c.redis.hget(k.progress, "id")) !== resyncId) return;
+  const held = Object.values(await c.redis.hgetall(k.held)).map((v) => JSON.parse(v) as PlanItem);
+  // a failure is retried by the job (embed-group deletes that went through answer 404 then; reconciles are idempotent)
+  const d = await deprovisionItems(c, held);
+  if (d.deleted) await c.redis.hincrby(k.progress, "deleted", d.deleted);
+  await queueWork(c, d.work);
+  await c.redis.del(k.held);
+  // the confirmation's own marker: the resync may finish once every held item has settled
+  await c.redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `confirm:${resyncId}`, "", new Date().toISOString(), "0");
 }

@@ -16,7 +16,9 @@ const ids: Record<string, string> = {};
 const groupIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  e = await startSyncEnv({ config: adminConfig, em: { platform: { pageSize: 2 } } });
+  // the safeguard would hold 2 deprovisions of 6 managed (33%): this test is about what a resync repairs,
+  // the safeguard has its own (resync-safeguard.test.ts)
+  e = await startSyncEnv({ config: adminConfig, em: { platform: { pageSize: 2 }, safety: { maxDeprovisionPerResync: { count: 500, percent: 100 } } } });
   for (const n of ["a", "b", "c"]) {
     const res = await e.scim("em").post("/Users", userBody(`er.${n}`));
     expect(res.status).toBe(201);

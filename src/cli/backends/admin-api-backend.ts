@@ -4,7 +4,7 @@
  * this works from any machine that reaches the server, e.g. against `npm run demo`.
  */
 import type { DirectoryStatus } from "../../admin/directory-status";
-import type { ResyncProgress } from "../../sync/resync";
+import type { PlanReport, ResyncProgress } from "../../sync/resync";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** The admin API answered something the command cannot go on with. */
@@ -18,10 +18,12 @@ export class AdminApiError extends Error {
 /** A backend on the admin API at `url` (the server's base URL, e.g. http://127.0.0.1:8080). */
 export function adminApiBackend(url: string, token: string): OpsBackend {
   const base = url.replace(/\/+$/, "");
-  const call = async (method: "GET" | "POST", path: string): Promise<{ status: number; body: unknown }> => {
+  const call = async (method: "GET" | "POST", path: string, json?: unknown): Promise<{ status: number; body: unknown }> => {
     let res: Response;
     try {
-      res = await fetch(`${base}/admin${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" } });
+      const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/json" };
+      if (json !== undefined) headers["Content-Type"] = "application/json";
+      res = await fetch(`${base}/admin${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new AdminApiError(`cannot reach the bridge at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -48,6 +50,17 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
     },
     retryFailed: async (dir) => (expectOk(await call("POST", `${dirPath(dir)}/retry`), `POST /admin${dirPath(dir)}/retry`) as { retried: number }).retried,
     readResync: async (dir) => expectOk(await call("GET", `${dirPath(dir)}/resync`), `GET /admin${dirPath(dir)}/resync`) as ResyncProgress,
+    requestDryRun: async (dir, by) => (expectOk(await call("POST", `${dirPath(dir)}/resync?dryRun=true`, { by }), `POST /admin${dirPath(dir)}/resync?dryRun=true`) as { plan: string }).plan,
+    readPlan: async (dir) => {
+      const r = await call("GET", `${dirPath(dir)}/resync/plan`);
+      return r.status === 404 ? undefined : expectOk(r, `GET /admin${dirPath(dir)}/resync/plan`) as PlanReport;
+    },
+    answerResync: async (dir, action, by) => {
+      const r = await call("POST", `${dirPath(dir)}/resync/${action}`, { by });
+      if (r.status === 409) return { answered: false, reason: (r.body as { error: string }).error };
+      const b = expectOk(r, `POST /admin${dirPath(dir)}/resync/${action}`) as { confirmed?: number; cancelled?: number; resync: string };
+      return { answered: true, resync: b.resync, count: b.confirmed ?? b.cancelled ?? 0 };
+    },
     requestResync: async (dir) => {
       const r = await call("POST", `${dirPath(dir)}/resync`);
       if (r.status === 409) return { running: (r.body as { progress: ResyncProgress }).progress };

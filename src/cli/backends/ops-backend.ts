@@ -4,7 +4,9 @@
  * bridge's admin API (`admin-api-backend.ts`, `--url` / SCIM_BRIDGE_URL).
  */
 import type { DirectoryStatus } from "../../admin/directory-status";
-import type { ResyncProgress } from "../../sync/resync";
+import type { PlanReport, ResyncProgress } from "../../sync/resync";
+import type { AnswerResult } from "../../sync/resync-confirm";
+import type { PlanItem } from "../../sync/resync-plan";
 
 export interface OpsBackend {
   /** Every directory's status. */
@@ -13,8 +15,14 @@ export interface OpsBackend {
   requireDirectory(dir: string): Promise<void>;
   /** Queues every failed item again; resolves with how many. */
   retryFailed(dir: string): Promise<number>;
-  /** The directory's latest resync. */
-  readResync(dir: string): Promise<ResyncProgress>;
+  /** The directory's latest resync (with what it would deprovision while it awaits confirmation). */
+  readResync(dir: string): Promise<ResyncProgress & { deprovisions?: PlanItem[] }>;
+  /** Starts a dry run; resolves with the id its plan will carry. */
+  requestDryRun(dir: string, by: string): Promise<string>;
+  /** The latest dry run's report. */
+  readPlan(dir: string): Promise<PlanReport | undefined>;
+  /** Confirms or cancels the deprovisions a resync holds. */
+  answerResync(dir: string, action: "confirm" | "cancel", by: string): Promise<AnswerResult>;
   /** Starts a resync; resolves with the running one instead when one was already running. */
   requestResync(dir: string): Promise<{ running?: ResyncProgress }>;
   close(): Promise<void>;

@@ -5,7 +5,9 @@ import { createOpsContext } from "../../ops/ops-context";
 import { DirectoryRegistry } from "../../directories/registry";
 import { DirectoryRecords, createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";
-import { readResync } from "../../sync/resync";
+import { randomUUID } from "node:crypto";
+import { readPlan, readResync } from "../../sync/resync";
+import { answerResync, readHeld } from "../../sync/resync-confirm";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
@@ -30,7 +32,17 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
       if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
     },
     retryFailed: (dir) => retryFailed(c.state, dir, (kind, id) => c.queues.enqueue(dir, kind, id)),
-    readResync: (dir) => readResync(redis, config.redis.keyPrefix, dir),
+    readResync: async (dir) => {
+      const p = await readResync(redis, config.redis.keyPrefix, dir);
+      return p.status === "awaiting-confirmation" ? { ...p, deprovisions: await readHeld(redis, config.redis.keyPrefix, dir) } : p;
+    },
+    requestDryRun: async (dir, by) => {
+      const plan = randomUUID();
+      await c.queues.enqueueResync(dir, by, { dryRun: plan });
+      return plan;
+    },
+    readPlan: (dir) => readPlan(redis, config.redis.keyPrefix, dir),
+    answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues }, dir, action, by),
     requestResync: async (dir) => {
       await c.queues.enqueueResync(dir, "cli");
       return {};

@@ -3,7 +3,8 @@
  * `OpsBackend`: Redis with the local configuration, or a running bridge's admin API.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { resyncPercent, type ResyncProgress } from "../../sync/resync";
+import { resyncPercent, type PlanReport, type ResyncProgress } from "../../sync/resync";
+import type { PlanItem } from "../../sync/resync-plan";
 import type { OpsBackend } from "../backends/ops-backend";
 
 /** `status`: one line per directory, or JSON. */
@@ -40,6 +41,7 @@ export async function resyncCommand(b: OpsBackend, dir: string, out: (s: string)
   const tty = o.tty ?? process.stdout.isTTY;
   await b.requireDirectory(dir);
   const before = await b.readResync(dir);
+  if (before.status === "awaiting-confirmation") { awaiting(before, dir, out); return before; }
   const running = before.status === "running" ? before : (await b.requestResync(dir)).running;
   out(running ? `a resync of ${dir} is already running; following it` : `resync of ${dir} queued`);
   const started = Date.now();
@@ -51,6 +53,11 @@ export async function resyncCommand(b: OpsBackend, dir: string, out: (s: string)
     if (ours) {
       const line = bar(p);
       if (line !== lastLine) { if (tty) process.stdout.write(`\r${line}   `); else out(line); lastLine = line; }
+      if (p.status === "awaiting-confirmation" && p.phase === "awaiting-confirmation") {
+        if (tty) process.stdout.write("\n");
+        awaiting(p, dir, out);
+        return p;
+      }
       if (p.status === "done") {
         if (tty) process.stdout.write("\n");
         const failed = p.phase === "failed";
@@ -63,4 +70,46 @@ export async function resyncCommand(b: OpsBackend, dir: string, out: (s: string)
     }
     await sleep(o.pollMs ?? 250);
   }
+}
+
+const itemLine = (it: PlanItem) => `  ${it.kind.padEnd(11)} ${it.name ?? ""} (${it.id}${it.platformId ? `, platform ${it.platformId}` : ""})`;
+
+/** Prints a resync that holds its deprovisions: why, what, and how to answer. */
+function awaiting(p: ResyncProgress & { deprovisions?: PlanItem[] }, dir: string, out: (s: string) => void): void {
+  out(`resync of ${dir} AWAITS CONFIRMATION: ${p.holdReason ?? ""}`);
+  out(`created ${p.created}, updated ${p.updated}, unchanged ${p.unchanged}, failed ${p.failed}; held for confirmation (${p.held}):`);
+  for (const it of p.deprovisions ?? []) out(itemLine(it));
+  out(`deprovision them: scim-bridge resync ${dir} --confirm [--by <name>]; drop them: scim-bridge resync ${dir} --cancel`);
+}
+
+/** `resync <dir> --dry-run`: asks for the plan, waits for it and prints it. */
+export async function dryRunCommand(b: OpsBackend, dir: string, by: string, out: (s: string) => void, pollMs = 250): Promise<PlanReport> {
+  await b.requireDirectory(dir);
+  const id = await b.requestDryRun(dir, by);
+  out(`dry run of ${dir} queued (writes nothing)`);
+  for (;;) {
+    const plan = await b.readPlan(dir);
+    if (plan?.id === id) {
+      const n = plan.counts;
+      out(`plan of ${dir}: create ${n.create}, update ${n.update}, unchanged ${n.unchanged}, deprovision ${n.deprovision} (of ${n.managed} managed; ${n.storeUsers} users in the store)`);
+      if (plan.wouldHold) out(`a resync would hold its deprovisions for confirmation: ${plan.wouldHold}`);
+      for (const [label, items] of [["create", plan.create], ["update", plan.update], ["deprovision", plan.deprovision]] as const) {
+        if (!items.length) continue;
+        out(`${label}:`);
+        for (const it of items) out(itemLine(it));
+      }
+      if (plan.truncated) out("(lists cut at 10,000 entries each; the counts are whole)");
+      return plan;
+    }
+    await sleep(pollMs);
+  }
+}
+
+/** `resync <dir> --confirm | --cancel`. Resolves false when nothing awaited an answer. */
+export async function answerCommand(b: OpsBackend, dir: string, action: "confirm" | "cancel", by: string, out: (s: string) => void): Promise<boolean> {
+  await b.requireDirectory(dir);
+  const a = await b.answerResync(dir, action, by);
+  if (!a.answered) { out(a.reason); return false; }
+  out(action === "confirm" ? `confirmed: ${a.count} deprovision(s) of resync ${a.resync} queued` : `cancelled: ${a.count} deprovision(s) of resync ${a.resync} dropped, nothing deprovisioned`);
+  return true;
 }

@@ -1,0 +1,75 @@
+/**
+ * The resync endpoints of the admin API (mounted under /admin/directories, after the `:id` check):
+ *   POST /:id/resync                  start a full resync (202; 409 while one runs or awaits confirmation);
+ *                                     `?dryRun=true` (or `{"dryRun": true}`): compute the plan only (202 with its id)
+ *   GET  /:id/resync                  progress and final summary; while it awaits confirmation, `deprovisions`
+ *                                     lists what it would deprovision
+ *   GET  /:id/resync/plan             the latest dry run's report (404 before the first)
+ *   POST /:id/resync/confirm          deprovision what the resync holds (202); `{"by": "<name>", "resync": "<id>"}` optional
+ *   POST /:id/resync/cancel           drop what it holds; nothing is deprovisioned
+ *   GET  /:id/resync/audit            confirmations and cancellations, newest first (who, when, how many)
+ * A form POST (the status page) is answered with a redirect back to the page.
+ */
+import { randomUUID } from "node:crypto";
+import express, { type Request, type Response, type Router } from "express";
+import type { Logger } from "pino";
+import type { OpsContext } from "../ops/ops-context";
+import { readPlan, readResync } from "../sync/resync";
+import { answerResync, readHeld, readResyncAudit } from "../sync/resync-confirm";
+
+function reply(req: Request, res: Response, status: number, body: unknown): void {
+  if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }
+  res.status(status).json(body);
+}
+
+/** "Who" for the audit: the name the operator gives (printable, ≤ 100 characters), the channel, the address. */
+export function operator(req: Request): string {
+  const given = typeof req.body?.by === "string" ? req.body.by.replace(/[^\x20-\x7e]/g, "").trim().slice(0, 100) : "";
+  const channel = req.is("application/x-www-form-urlencoded") ? "status page" : "admin API";
+  return `${given || "operator"} (${channel} from ${req.ip ?? "unknown"})`;
+}
+
+const flag = (v: unknown) => v === true || v === "true" || v === "1" || v === "on";
+
+/** Resync routes; `knownId` answers 404 for a directory the bridge does not have. */
+export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler, logger?: Logger): Router {
+  const r = express.Router();
+  r.param("id", knownId);
+  const prefix = c.config.redis.keyPrefix;
+  r.post("/:id/resync", async (req, res) => {
+    const dir = req.params.id;
+    if (flag(req.query.dryRun) || flag(req.body?.dryRun)) {
+      const plan = randomUUID();
+      await c.queues.enqueueResync(dir, operator(req), { dryRun: plan });
+      reply(req, res, 202, { status: "queued", dryRun: true, plan, report: `/admin/directories/${dir}/resync/plan` });
+      return;
+    }
+    const progress = await readResync(c.redis, prefix, dir);
+    if (progress.status === "running") { reply(req, res, 409, { error: "a resync of this directory is running", progress }); return; }
+    if (progress.status === "awaiting-confirmation") {
+      reply(req, res, 409, { error: "a resync of this directory awaits confirmation of its deprovisions: confirm or cancel it first", progress });
+      return;
+    }
+    await c.queues.enqueueResync(dir, "admin-api");
+    reply(req, res, 202, { status: "queued", progress: `/admin/directories/${dir}/resync` });
+  });
+  r.get("/:id/resync", async (req, res) => {
+    const p = await readResync(c.redis, prefix, req.params.id);
+    res.json(p.status === "awaiting-confirmation" ? { ...p, deprovisions: await readHeld(c.redis, prefix, req.params.id) } : p);
+  });
+  r.get("/:id/resync/plan", async (req, res) => {
+    const plan = await readPlan(c.redis, prefix, req.params.id);
+    if (!plan) { res.status(404).json({ error: "no dry run of this directory yet: POST /admin/directories/<id>/resync?dryRun=true" }); return; }
+    res.json(plan);
+  });
+  r.get("/:id/resync/audit", async (req, res) => { res.json(await readResyncAudit(c.redis, prefix, req.params.id)); });
+  for (const action of ["confirm", "cancel"] as const) {
+    r.post(`/:id/resync/${action}`, async (req, res) => {
+      const expect = typeof req.body?.resync === "string" ? req.body.resync : "";
+      const a = await answerResync({ redis: c.redis, keyPrefix: prefix, queues: c.queues, logger }, req.params.id, action, operator(req), expect);
+      if (!a.answered) { reply(req, res, 409, { error: a.reason }); return; }
+      reply(req, res, action === "confirm" ? 202 : 200, action === "confirm" ? { confirmed: a.count, resync: a.resync } : { cancelled: a.count, resync: a.resync });
+    });
+  }
+  return r;
+}
