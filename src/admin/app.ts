@@ -35,12 +35,13 @@ import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { AuthFailureKeys } from "../store";
+import { AuthFailureKeys, MinuteCounters, SERIES } from "../store";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
+import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
-import { loginPage, statusPage } from "./status-page";
+import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
 
 export interface AdminDeps {
   config: Config;
@@ -156,9 +157,16 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
       .map(async (d) => [d.id, await readHeld(redis, config.redis.keyPrefix, d.id, 50)] as const)));
     const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await readPlan(redis, config.redis.keyPrefix, d.id)] as const)))
       .filter((x): x is readonly [string, NonNullable<typeof x[1]>] => !!x[1]));
-    res.type("html").send(statusPage(dirs, failures, new Date(), held, plans));
+    const now = Date.now();
+    const counters = new MinuteCounters(redis, config.redis.keyPrefix);
+    const charts = new Map(await Promise.all(dirs.map(async (d) => {
+      const series = await Promise.all(SERIES.map((s) => counters.day(d.id, s, now)));
+      return [d.id, Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts] as const;
+    })));
+    res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts));
   });
-  r.use("/directories", directoryAdminRoutes(c), directoriesApi(c, logger));
+  r.use("/status", itemPages(c));
+  r.use("/directories", directoryAdminRoutes(c), itemApi(c), directoriesApi(c, logger));
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
   r.use(adminErrorHandler(logger));
   return r;

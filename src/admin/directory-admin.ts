@@ -19,6 +19,7 @@ import { configTokenView, credentialView, newCredential, parseCredentialInput, t
 import { DirectoryChangeError, createDirectory, deleteDirectory, setDisabled, updateDirectory, type LifecycleDeps } from "../directories/lifecycle";
 import type { CredentialKind } from "../store";
 import { scimBaseUrl } from "./directory-status";
+import { createdPage, newDirectoryPage } from "./status-page";
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
@@ -55,12 +56,20 @@ export function directoryAdminRoutes(c: OpsContext): Router {
   };
 
   r.post("/", guard(async (req, res) => {
-    let input: unknown = req.body;
-    // the status page sends the JSON in a form field
     if (fromForm(req)) {
-      try { input = JSON.parse(String(req.body?.directory ?? "")); } catch { throw new DirectoryChangeError(400, "directory: not valid JSON"); }
+      // the status page sends the JSON in a form field, and is answered with a page
+      const text = String(req.body?.directory ?? "");
+      try {
+        const { id, token } = await createDirectory(deps, JSON.parse(text));
+        res.status(201).type("html").send(createdPage(id, scimBaseUrl(c.config, id), token.secret));
+      } catch (err) {
+        if (err instanceof SyntaxError) { res.status(400).type("html").send(newDirectoryPage(text, [`- not valid JSON: ${err.message}`])); return; }
+        if (!(err instanceof DirectoryChangeError)) throw err;
+        res.status(err.status).type("html").send(newDirectoryPage(text, err.issues ?? [err.message]));
+      }
+      return;
     }
-    const { id, token } = await createDirectory(deps, input);
+    const { id, token } = await createDirectory(deps, req.body);
     res.status(201).json({
       id, scimBaseUrl: scimBaseUrl(c.config, id),
       token: { id: token.record.id, label: token.record.label, secret: token.secret, createdAt: token.record.createdAt },

@@ -243,6 +243,13 @@ export const configSchema = strictObject({
         accessTokenTtlSeconds: z.number().int().positive().max(86400).default(3600),
       })
       .prefault({}),
+    activity: strictObject({
+        /** Events kept per user or group (IdP writes, outcomes, platform calls, retries, pauses). */
+        maxEvents: z.number().int().positive().max(10000).default(50),
+        /** A trail with no new event for this many days is dropped (deleted resources' trails go too). */
+        retentionDays: z.number().int().positive().default(30),
+      })
+      .prefault({}),
     registry: strictObject({
         /**
          * Every server and worker reloads the directories (runtime ones, disabled flags, credentials) this

@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import type { PlatformClient } from "../platform";
-import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { ActivityStore, MinuteCounters, GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -62,6 +62,17 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
   const queues = new SyncQueues(redis, config);
+  const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis, prefix);
+  // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest)
+  const sampler = setInterval(() => {
+    for (const id of workers.keys()) {
+      queues.queue(id).getJobCounts("waiting", "active", "delayed", "prioritized")
+        .then((n) => counters.max(id, "queue", Object.values(n).reduce((a, b) => a + b, 0)))
+        .catch(() => undefined);
+    }
+  }, 15_000);
+  sampler.unref();
   const workers = new Map<string, Worker>();
   const clients = new Map<string, PlatformClient>();
   const monitors = new Map<string, KeyMonitor>();
@@ -90,7 +101,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       dir, users, groups, state, platform, usage, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
-    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics });
+    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, activity, counters });
     const worker = new Worker(queueName(dir.id), processor, {
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
@@ -153,6 +164,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     canTakeJobs: () => !closing && redis.status === "ready" && [...workers.values()].every((w) => w.isRunning()),
     close: async () => {
       closing = true;
+      clearInterval(sampler);
       if (!opts.registry) await registry.stop();
       for (const m of monitors.values()) m.stop();
       await dispatcher!.stop();

@@ -9,7 +9,8 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
-import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
+import { ActivityStore, AuthFailureKeys, MinuteCounters, type GroupStore, type UserStore } from "../store";
+import { idpActivity } from "../activity/idp-activity";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { DirectoryRegistry } from "../directories/registry";
 import { directoryAuth } from "./auth";
@@ -72,8 +73,10 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
     }
     next();
   });
-  dir.use("/Users", usersRouter());
-  dir.use("/Groups", groupsRouter());
+  const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
+  dir.use("/Users", idpActivity(activity, "user", counters), usersRouter());
+  dir.use("/Groups", idpActivity(activity, "group", counters), groupsRouter());
   dir.use(rootSearchRouter());
   dir.use(discoveryRouter());
 

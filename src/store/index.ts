@@ -8,3 +8,6 @@ export * from "./sync-state";
 export * from "./auth-failure-keys";
 export * from "./registry-keys";
 export * from "./directory-records";
+export * from "./activity-store";
+export * from "./minute-counters";
+export * from "./item-search";

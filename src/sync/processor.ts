@@ -10,7 +10,9 @@ import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
-import { handleFailure } from "./outcome";
+import { classify, handleFailure } from "./outcome";
+import { collectActivity } from "../activity/scope";
+import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
 
@@ -21,6 +23,10 @@ export interface ProcessorDeps {
   queue: Queue;
   pause(reason: string): Promise<void>;
   metrics?: Metrics;
+  /** The activity trail (src/store/activity-store.ts); none: nothing recorded. */
+  activity?: ActivityStore;
+  /** Per-minute series of the status page's charts. */
+  counters?: MinuteCounters;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
@@ -34,8 +40,14 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
     }
     const { kind, id } = job.data as ReconcileJobData;
     const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
+    const trail: ActivityEvent[] = [];
+    const record = (e?: Omit<ActivityEvent, "at">) => d.activity?.append(dirId, kind, id, e ? [...trail, { ...e, at: new Date().toISOString() } as ActivityEvent] : trail)
+      .catch(() => undefined);
     try {
-      const outcome = await reconcile(ctx, kind, id);
+      const outcome = await collectActivity(trail, () => reconcile(ctx, kind, id));
+      await record({ type: "applied", outcome });
+      // sync lag for the status page: from the job being queued to its reconcile done
+      d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
       await settleResync(redis, prefix, dirId, kind, id, outcome);
       if (outcome !== "unchanged") await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome });
@@ -44,10 +56,23 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
     } catch (err) {
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome: "error" });
       endTimer?.();
+      await record(failureEvent(err, job.attemptsMade + 1, job.opts.attempts ?? 1));
       return handleFailure(err, job, token, kind as SyncKind, id, {
         state: ctx.state, queue: d.queue, directoryId: dirId, pause: d.pause,
         onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
       });
     }
   };
+}
+
+/** What the trail says of a failed reconcile: the same verdict `outcome.ts` acts on. */
+function failureEvent(err: unknown, attempt: number, attempts: number): Omit<ActivityEvent, "at"> {
+  const message = err instanceof Error ? err.message : String(err);
+  switch (classify(err)) {
+    case "wait": return { type: "waiting", message };
+    case "rate-limited": return { type: "rate-limited", message };
+    case "auth": return { type: "paused", message };
+    case "failed": return { type: "failed", message };
+    default: return attempt >= attempts ? { type: "failed", message, attempt } : { type: "retry", message, attempt };
+  }
 }
