@@ -97,7 +97,7 @@ export async function deleteDirectory(d: LifecycleDeps, id: string, platform: un
     throw new DirectoryChangeError(400, "say what happens on the platform: platform=leave (keep its users and groups as they are) or platform=deprovision");
   }
   if (platform === "deprovision") {
-    throw new DirectoryChangeError(501, "platform=deprovision is not available yet: remove the users from the IdP assignment and let them sync before deleting, or delete with platform=leave");
+    throw new DirectoryChangeError(501, "platform=deprovision is not available yet: to deprovision, unassign the users and groups in the IdP and let the bridge sync the removals (or run a resync and confirm the deprovisions it holds), then disable and delete with platform=leave");
   }
   if (!d.registry.get(id)!.disabled) throw new DirectoryChangeError(409, `disable directory "${id}" first (POST /admin/directories/${id}/disable)`);
   const r = records(d.registry);
