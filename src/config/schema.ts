@@ -137,6 +137,14 @@ export const directorySchema = strictObject({
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
+    /**
+     * Uniqueness rules beyond RFC 7643's. userName is always unique (case-insensitively); externalId has
+     * no uniqueness in the RFC (§3.1), and a Group's displayName none (§4.2), so repeats are accepted.
+     */
+    uniqueness: strictObject({
+      /** Refuse (409 uniqueness) a user or group whose externalId another user or group of the directory has. */
+      externalId: z.boolean().default(false),
+    }).prefault({}),
     /** Safeguards of operator actions (resync). */
     safety: safetySchema.prefault({}),
   })
@@ -177,6 +185,12 @@ export const configSchema = strictObject({
         /** Prefix of every key the bridge writes; BullMQ queues use `{<prefix>}` so a queue stays on one cluster slot. */
         keyPrefix: z.string().regex(/^[A-Za-z0-9._-]+$/).default("scimbridge"),
         commandTimeoutMs: z.number().int().positive().default(5000),
+        /**
+         * How long a SCIM write whose Redis answer was lost (command timeout, dropped connection) waits for
+         * Redis to answer again, so the response says whether it committed (its real result) or not (503).
+         * 0 answers 503 at once with the outcome unknown.
+         */
+        writeSettleMs: z.number().int().min(0).max(60000).default(10000),
       })
       .prefault({}),
     scim: strictObject({

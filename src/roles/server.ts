@@ -19,7 +19,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, UserStore, createQueueConnection, createStoreConnection, waitReady } from "../store";
+import { GroupStore, UserStore, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -78,8 +78,11 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   const redis = createStoreConnection(config.redis.url, config.redis.commandTimeoutMs);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000);
-  const users = new UserStore(redis, config.redis.keyPrefix);
-  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers);
+  // indexes of earlier releases (unique externalId / group displayName hashes) become non-unique ones
+  const moved = await migrateIndexes(redis, config.redis.keyPrefix, config.directories.map((d) => d.id));
+  for (const [directory, entries] of moved) if (entries) logger.info({ directory, entries }, "store indexes migrated to non-unique externalId/displayName");
+  const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs);
+  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs);
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis.url);
   opsRedis.on("error", () => undefined);

@@ -35,6 +35,11 @@ export interface ScimAppDeps {
   registry?: DirectoryRegistry;
 }
 
+/** The store's write options of a directory (its settings may change at runtime: read per request). */
+function writeOptionsOf(uniqueExternalId: boolean | undefined): { uniqueExternalId?: boolean } {
+  return uniqueExternalId === undefined ? {} : { uniqueExternalId };
+}
+
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
 /** Builds the SCIM express app for every configured directory. */
@@ -60,7 +65,9 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
   dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    const ctx: ScimContext = { directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans };
+    const ctx: ScimContext = {
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans, writeOptions: writeOptionsOf(registry.get(directoryId)?.dir.uniqueness.externalId),
+    };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });

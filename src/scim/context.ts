@@ -3,7 +3,7 @@
  * its base URL for `location`s, the stores and the SCIM settings.
  */
 import type { Response } from "express";
-import type { GroupStore, UserStore } from "../store";
+import type { GroupStore, UserStore, WriteOptions } from "../store";
 import type { ScanGate } from "./query/scan-gate";
 
 /** SCIM settings from config (`scim.*`). */
@@ -24,6 +24,8 @@ export interface ScimContext {
   users: UserStore;
   groups: GroupStore;
   settings: ScimSettings;
+  /** The directory's rules for writes (`uniqueness.externalId`). */
+  writeOptions: WriteOptions;
   /** Bounds concurrent scans per directory (shared by every request of this app). */
   scans: ScanGate;
 }

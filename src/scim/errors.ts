@@ -8,6 +8,7 @@
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isEngineMessage } from "./engine-message";
+import { StoreWriteAbandonedError } from "../store/errors";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -47,7 +48,7 @@ export function sendScimError(res: Response, status: number, scimType: string | 
 
 /** True for errors that mean "Redis is not there" (ioredis connection and timeout errors). */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (err instanceof UnavailableError) return true;
+  if (err instanceof UnavailableError || err instanceof StoreWriteAbandonedError) return true;
   const msg = err instanceof Error ? err.message : "";
   return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed/i.test(msg);
 }

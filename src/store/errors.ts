@@ -50,3 +50,14 @@ export class StoreRetryError extends Error {
     this.name = this.constructor.name;
   }
 }
+
+/**
+ * A write whose answer was lost did not commit, and never will: settlement found it had not run and
+ * gave it up. The SCIM layer answers 503 + Retry-After, which is now the truth.
+ */
+export class StoreWriteAbandonedError extends Error {
+  constructor(cause: string) {
+    super(`The write did not commit (${cause}); retry later`);
+    this.name = this.constructor.name;
+  }
+}

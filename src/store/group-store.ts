@@ -8,14 +8,16 @@ import { defineStoreCommands, type StoreCommands } from "./scripts";
 import {
   StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
 } from "./errors";
-import type { GroupRecord, Json, MemberOp, MemberRecord, WriteResult } from "./types";
+import { settledWrite } from "./write-settle";
+import { MemberOfDrain } from "./member-of-drain";
+import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
 export type GroupIndex = "id" | "displayName" | "externalId" | "member";
 const INDEX_MODE: Record<GroupIndex, string> = { id: "ids", displayName: "gn", externalId: "gx", member: "mg" };
 
 /** A group write: a new body (or none), the body it replaces (compare-and-set) and member deltas. */
-export interface GroupWrite {
+export interface GroupWrite extends WriteOptions {
   mode: "create" | "update";
   body?: Json;
   /** The body this write was computed from; the write retries (StoreRetryError) if it changed meanwhile. */
@@ -48,8 +50,12 @@ function memberOpsJson(ops: MemberOp[]): string {
 /** Groups of every directory, on one Redis connection. */
 export class GroupStore {
   private readonly redis: Redis & StoreCommands;
-  constructor(redis: Redis, private readonly keyPrefix: string, private readonly maxMembers = 200000) {
+  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
+  /** Applies membership changes to the reverse index after the writes have answered (member-of-drain.ts). */
+  readonly memberOf: MemberOfDrain;
+  constructor(redis: Redis, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000) {
     this.redis = defineStoreCommands(redis);
+    this.memberOf = new MemberOfDrain(this.redis, keyPrefix);
   }
 
   keys(directoryId: string): DirectoryKeys {
@@ -65,11 +71,13 @@ export class GroupStore {
       k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
       w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
       displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
+      w.uniqueExternalId ? "1" : "",
     ];
-    const r = await this.redis.writeGroup(k.groups, ...args);
+    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) => this.redis.writeGroup(k.groups, ...args, rid, ttl));
     switch (r[0]) {
       case "OK":
       case "NOOP":
+        if (r[0] === "OK" && w.memberOps?.length) this.memberOf.request(directoryId);
         return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
       case "CONFLICT": throw new StoreConflictError("Group", r[1]);
       case "NOTFOUND": throw new StoreNotFoundError("Group", id);
@@ -84,7 +92,9 @@ export class GroupStore {
   /** Deletes a group, its membership and its own memberships in other groups. */
   async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
     const k = this.keys(directoryId);
-    const r = await this.redis.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), new Date().toISOString());
+    const now = new Date().toISOString();
+    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) =>
+      this.redis.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("Group", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
   }

@@ -11,3 +11,4 @@ export * from "./directory-records";
 export * from "./activity-store";
 export * from "./minute-counters";
 export * from "./item-search";
+export * from "./index-migration";

@@ -1,6 +1,6 @@
 /**
  * Finding users and groups of a directory by name for the status page: userName (the `ix:un` index)
- * and displayName (users: `ix:udn`, groups: `ix:gn`), case-insensitive substring, at most `limit` hits.
+ * and displayName (users: `ix:udn`, groups: `ix:gns`; layout in keys.ts), case-insensitive substring, at most `limit` hits.
  * The indexes are walked with HSCAN / ZSCAN and a MATCH pattern, never KEYS.
  */
 import type { Redis } from "ioredis";
@@ -50,6 +50,9 @@ export async function searchByName(redis: Redis, keyPrefix: string, dir: string,
     const [name, id] = member.split("\0");
     if (id && !hits.has(`u${id}`)) hits.set(`u${id}`, { kind: "user", id, name });
   }
-  for (const [name, id] of await scanHash(redis, `${p}ix:gn`, needle, limit)) hits.set(`g${id}`, { kind: "group", id, name });
+  for (const member of await scanZset(redis, `${p}ix:gns`, needle, limit)) {
+    const [name, id] = member.split("\0");
+    if (id) hits.set(`g${id}`, { kind: "group", id, name });
+  }
   return [...hits.values()].slice(0, limit);
 }

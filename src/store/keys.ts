@@ -11,14 +11,22 @@
  *                         x (externalId), dn (displayName as sent)
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
  *   P groups       ZSET   group ids scored by creation sequence
- *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of
+ *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of: the reverse
+ *                         index, brought up to date from P mgq after the member write has answered
+ *   P mgq          STREAM membership changes not yet in the reverse index: g (group id), a (values that
+ *                         joined), r (values that left), "\n"-separated. Every script that reads mg:
+ *                         applies it first (commands/includes/drainMemberOf.lua), so readers see mg: exact
  *   P seq          STRING creation sequence counter
- *   P ix:un        HASH   lower(userName) → user id          (unique)
- *   P ix:ux        HASH   externalId → user id               (unique, case-exact)
+ *   P rq:<request> STRING the reply of a committed write, kept 120 s, so a write whose answer was lost can
+ *                         be settled (write-settle.ts); "ABANDONED" once settlement gave it up
+ *   P ix:un        HASH   lower(userName) → user id          (unique: RFC 7643 §4.1.1)
+ *   P ix:uxs       ZSET   "<externalId>\0<user id>"          (lexicographic, non-unique, case-exact: §3.1)
  *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
- *   P ix:gn        HASH   lower(displayName) → group id      (unique)
- *   P ix:gx        HASH   externalId → group id              (unique)
+ *   P ix:gns       ZSET   "<lower displayName>\0<group id>"  (lexicographic, non-unique: §4.2)
+ *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
+ *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
+ *   index-migration.ts moves them at start, and the scripts read them until then)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
  *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it

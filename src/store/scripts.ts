@@ -1,6 +1,7 @@
 /**
  * Loads the Lua scripts of `commands/` (named `<name>-<numKeys>.lua`, BullMQ's convention) as ioredis
- * custom commands, so they run with EVALSHA and are re-sent automatically after a Redis restart.
+ * custom commands, so they run with EVALSHA and are re-sent automatically after a Redis restart. A line
+ * `-- @include <name>` pulls in `commands/includes/<name>.lua` (code several scripts share).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -14,9 +15,18 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
+  settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
+  migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");
+const INCLUDES_DIR = path.join(COMMANDS_DIR, "includes");
+
+/** The script's text with each `-- @include <name>` line replaced by `includes/<name>.lua` (BullMQ's includes, simplified). */
+function withIncludes(lua: string): string {
+  return lua.replace(/^-- @include (\w+)$/gm, (_, name: string) => fs.readFileSync(path.join(INCLUDES_DIR, `${name}.lua`), "utf8"));
+}
 const defined = new WeakSet<Redis>();
 
 /** Defines every script on `redis` once; returns it typed with the commands. */
@@ -25,7 +35,7 @@ export function defineStoreCommands(redis: Redis): Redis & StoreCommands {
     for (const file of fs.readdirSync(COMMANDS_DIR)) {
       const m = /^(\w+)-(\d+)\.lua$/.exec(file);
       if (!m) continue;
-      redis.defineCommand(m[1], { numberOfKeys: Number(m[2]), lua: fs.readFileSync(path.join(COMMANDS_DIR, file), "utf8") });
+      redis.defineCommand(m[1], { numberOfKeys: Number(m[2]), lua: withIncludes(fs.readFileSync(path.join(COMMANDS_DIR, file), "utf8")) });
     }
     defined.add(redis);
   }

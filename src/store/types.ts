@@ -47,3 +47,9 @@ export interface MemberOp {
 export interface WriteResult extends StoredMeta {
   changed: boolean;
 }
+
+/** Per-directory rules a write follows. */
+export interface WriteOptions {
+  /** `uniqueness.externalId`: refuse an externalId another resource of the same kind has (RFC 7643 gives it none). */
+  uniqueExternalId?: boolean;
+}

@@ -6,7 +6,8 @@ import type { Redis } from "ioredis";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
-import type { Json, UserRecord, WriteResult } from "./types";
+import { settledWrite } from "./write-settle";
+import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
 export type UserIndex = "id" | "userName" | "externalId" | "email" | "displayName";
@@ -49,7 +50,8 @@ function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
 /** Users of every directory, on one Redis connection. */
 export class UserStore {
   private readonly redis: Redis & StoreCommands;
-  constructor(redis: Redis, private readonly keyPrefix: string) {
+  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
+  constructor(redis: Redis, private readonly keyPrefix: string, private readonly writeSettleMs = 10000) {
     this.redis = defineStoreCommands(redis);
   }
 
@@ -63,18 +65,22 @@ export class UserStore {
   }
 
   /** Creates (`mode: "create"`) or replaces (`"update"`) a user; `expectedVersion` is a compare-and-set. */
-  async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number): Promise<WriteResult> {
+  async write(directoryId: string, id: string, body: Json, mode: "create" | "update", expectedVersion?: number, opts: WriteOptions = {}): Promise<WriteResult> {
     const k = this.keys(directoryId);
     const ix = userIndexValues(body);
-    const r = await this.redis.writeUser(k.users, k.prefix, id, mode, expectedVersion === undefined ? "" : String(expectedVersion),
-      new Date().toISOString(), JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName);
+    const now = new Date().toISOString();
+    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) => this.redis.writeUser(k.users, k.prefix, id, mode,
+      expectedVersion === undefined ? "" : String(expectedVersion), now, JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"),
+      ix.displayName, opts.uniqueExternalId ? "1" : "", rid, ttl));
     return parseWrite("User", id, r);
   }
 
   /** Deletes a user and its memberships. */
   async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
     const k = this.keys(directoryId);
-    const r = await this.redis.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), new Date().toISOString());
+    const now = new Date().toISOString();
+    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) =>
+      this.redis.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("User", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
   }

@@ -37,9 +37,22 @@ describe("POST /Groups", () => {
     expect(res.body.members).toHaveLength(2);
   });
 
-  it("should answer 409 for a displayName that differs only in case", async () => {
-    await group("Unique Name");
-    expectScimError(await api().post(G).set(s.auth()).send({ displayName: "unique NAME" }), 409, "uniqueness");
+  it("should create a second group with the same displayName and externalId (RFC 7643 §4.2: uniqueness none) and find both", async () => {
+    const one = await group("Shared Name");
+    const res = await api().post(G).set(s.auth()).send({ displayName: "shared NAME", externalId: "GX-1" });
+    expect(res.status).toBe(201);
+    const three = await api().post(G).set(s.auth()).send({ displayName: "Third", externalId: "GX-1" });
+    expect(three.status).toBe(201);
+    const ids = async (filter: string) => ((await api().get(`${G}?filter=${encodeURIComponent(filter)}`).set(s.auth())).body.Resources as Array<{ id: string }>)
+      .map((r) => r.id).sort();
+    expect(await ids(`displayName eq "Shared Name"`)).toEqual([one.id, res.body.id].sort());
+    expect(await ids(`externalId eq "GX-1"`)).toEqual([res.body.id, three.body.id].sort());
+    // a rename moves the group between index values; a delete removes it
+    expect((await patch(one.id, [{ op: "replace", path: "displayName", value: "Renamed" }])).status).toBe(204);
+    expect(await ids(`displayName eq "shared name"`)).toEqual([res.body.id]);
+    expect(await ids(`displayName eq "renamed"`)).toEqual([one.id]);
+    expect((await api().delete(`${G}/${three.body.id}`).set(s.auth())).status).toBe(204);
+    expect(await ids(`externalId eq "GX-1"`)).toEqual([res.body.id]);
   });
 
   it("should refuse a member that is not a user or group of this directory, and store nothing", async () => {

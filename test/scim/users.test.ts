@@ -39,9 +39,21 @@ describe("POST /scim/v2/:directoryId/Users", () => {
     expect(list.body.totalResults).toBe(1);
   });
 
-  it("should answer 409 uniqueness for a duplicate externalId", async () => {
-    await create("ext.one", { externalId: "EXT-1" });
-    expectScimError(await api().post(U).set(s.auth()).send(userBody("ext.two", { externalId: "EXT-1" })), 409, "uniqueness");
+  it("should create two users with the same externalId (RFC 7643 §3.1: no uniqueness) and find both with externalId eq", async () => {
+    const one = await create("ext.one", { externalId: "EXT-1" });
+    const two = await create("ext.two", { externalId: "EXT-1" });
+    const list = await api().get(`${U}?filter=externalId eq "EXT-1"`).set(s.auth());
+    expect(list.status).toBe(200);
+    expect(list.body.Resources.map((r: { id: string }) => r.id).sort()).toEqual([one.body.id, two.body.id].sort());
+    // case-exact: another case is another value
+    expect((await api().get(`${U}?filter=externalId eq "ext-1"`).set(s.auth())).body.totalResults).toBe(0);
+    // an update that moves one of them away keeps the other findable, and the moved one under its new value
+    const put = await api().put(`${U}/${one.body.id}`).set(s.auth()).send(userBody("ext.one", { externalId: "EXT-2" }));
+    expect(put.status).toBe(200);
+    expect((await api().get(`${U}?filter=externalId eq "EXT-1"`).set(s.auth())).body.Resources.map((r: { id: string }) => r.id)).toEqual([two.body.id]);
+    expect((await api().get(`${U}?filter=externalId eq "EXT-2"`).set(s.auth())).body.Resources.map((r: { id: string }) => r.id)).toEqual([one.body.id]);
+    expect((await api().delete(`${U}/${two.body.id}`).set(s.auth())).status).toBe(204);
+    expect((await api().get(`${U}?filter=externalId eq "EXT-1"`).set(s.auth())).body.totalResults).toBe(0);
   });
 
   it("should create exactly one user when 50 identical POSTs race", async () => {

@@ -66,7 +66,7 @@ export function groupsRouter(): Router {
     const { body, members } = groupBody(req.body);
     const id = crypto.randomUUID();
     try {
-      await c.groups.write(c.directoryId, id, { mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
+      await c.groups.write(c.directoryId, id, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
     } catch (err) { throw toScimError(err); }
     await respondWith(req, res, id, 201);
   });
@@ -77,7 +77,7 @@ export function groupsRouter(): Router {
     // [O11, ory/polis #3136] memberships sent in a PUT replace the group's; a PUT without members keeps them
     const memberOps: MemberOp[] = members ? [{ op: "replace", members }] : [];
     try {
-      await c.groups.write(c.directoryId, req.params.id, { mode: "update", body, memberOps, expectedVersion: expectedVersion(req) });
+      await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, memberOps, expectedVersion: expectedVersion(req) });
     } catch (err) { throw toScimError(err); }
     await respondWith(req, res, req.params.id, 200);
   });
@@ -103,7 +103,7 @@ export function groupsRouter(): Router {
       }
       try {
         if (body || plan.memberOps.length || expected !== undefined || !plan.attributes.size) {
-          await c.groups.write(c.directoryId, req.params.id, { mode: "update", body, basedOn, memberOps: plan.memberOps, expectedVersion: expected });
+          await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, basedOn, memberOps: plan.memberOps, expectedVersion: expected });
         }
         break;
       } catch (err) {

@@ -61,7 +61,7 @@ export function usersRouter(): Router {
     const id = crypto.randomUUID();
     let meta;
     try {
-      meta = await c.users.write(c.directoryId, id, body, "create");
+      meta = await c.users.write(c.directoryId, id, body, "create", undefined, c.writeOptions);
     } catch (err) { throw toScimError(err); }
     // a new user is in no group yet (User.groups is read-only), so the write's meta is the whole record
     respondWith(req, res, { id, body, groups: [], version: meta.version, created: meta.created, lastModified: meta.lastModified }, 201);
@@ -71,7 +71,7 @@ export function usersRouter(): Router {
     const c = scimContext(res);
     const body = userBody(req.body);
     try {
-      await c.users.write(c.directoryId, req.params.id, body, "update", expectedVersion(req));
+      await c.users.write(c.directoryId, req.params.id, body, "update", expectedVersion(req), c.writeOptions);
     } catch (err) { throw toScimError(err); }
     respondWith(req, res, await load(res, req.params.id), 200);
   });
@@ -85,7 +85,7 @@ export function usersRouter(): Router {
       const body = ops.length ? await applyUserPatch(rec, ops) : undefined;
       if (!body) return respondWith(req, res, rec, 200);
       try {
-        await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version);
+        await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version, c.writeOptions);
         return respondWith(req, res, await load(res, rec.id), 200);
       } catch (err) {
         // lost a race with another write: re-read and re-apply, unless the client pinned a version

@@ -8,17 +8,37 @@
     ARGV[2]  group id
     ARGV[3]  expected version, "" for none
     ARGV[4]  now (ISO-8601)
+    ARGV[5]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[6] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[6]  seconds to keep that result
 
-  Output: {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
+local rk = ARGV[5] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[5]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- @include drainMemberOf
+
+-- the write itself (left unindented)
+local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
 local cur = redis.call('HMGET', key, 'v', 'n', 'x')
 if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
-redis.call('HDEL', P .. 'ix:gn', cur[2])
-if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:gx', cur[3]) end
+for _, ix in ipairs({{'gn', cur[2]}, {'gx', cur[3]}}) do
+  if ix[2] and ix[2] ~= '' then
+    redis.call('ZREM', P .. 'ix:' .. ix[1] .. 's', ix[2] .. '\0' .. id)
+    if redis.call('HGET', P .. 'ix:' .. ix[1], ix[2]) == id then redis.call('HDEL', P .. 'ix:' .. ix[1], ix[2]) end
+  end
+end
+drainMemberOf(P) -- the reverse index made exact first
 for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
 local mg = P .. 'mg:' .. id
 for _, parent in ipairs(redis.call('SMEMBERS', mg)) do
@@ -32,3 +52,9 @@ redis.call('DEL', key, gm, mg)
 redis.call('ZREM', P .. 'groups', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
 return {'OK'}
+end
+
+local out = run()
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
+return out

@@ -8,9 +8,24 @@
     ARGV[2]  user id
     ARGV[3]  expected version, "" for none
     ARGV[4]  now (ISO-8601)
+    ARGV[5]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[6] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[6]  seconds to keep that result
 
-  Output: {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
+local rk = ARGV[5] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[5]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- @include drainMemberOf
+
+-- the write itself (left unindented)
+local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key = P .. 'u:' .. id
 local cur = redis.call('HMGET', key, 'v', 'un', 'x', 'e', 'n')
@@ -18,14 +33,15 @@ if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
 redis.call('HDEL', P .. 'ix:un', cur[2])
-if cur[3] and cur[3] ~= '' then redis.call('HDEL', P .. 'ix:ux', cur[3]) end
-for _, ix in ipairs({{'ix:ue', cur[4]}, {'ix:udn', cur[5]}}) do
+if cur[3] and cur[3] ~= '' and redis.call('HGET', P .. 'ix:ux', cur[3]) == id then redis.call('HDEL', P .. 'ix:ux', cur[3]) end
+for _, ix in ipairs({{'ix:uxs', cur[3]}, {'ix:ue', cur[4]}, {'ix:udn', cur[5]}}) do
   if ix[2] and ix[2] ~= '' then
     for part in string.gmatch(ix[2], '[^\n]+') do redis.call('ZREM', P .. ix[1], part .. '\0' .. id) end
   end
 end
 
--- referential integrity: a deleted user leaves every group it was in
+-- referential integrity: a deleted user leaves every group it was in (the reverse index made exact first)
+drainMemberOf(P)
 local mg = P .. 'mg:' .. id
 for _, gid in ipairs(redis.call('SMEMBERS', mg)) do
   if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then
@@ -38,3 +54,9 @@ redis.call('DEL', mg, key)
 redis.call('ZREM', P .. 'users', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
 return {'OK'}
+end
+
+local out = run()
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
+return out

@@ -11,14 +11,24 @@
   Output: one entry per group found, each {id, d, v, c, m, memberCount, value1, extra1, value2, …}
           where extra is "<U|G><display>".
 ]]
+-- @include drainMemberOf
 local P, withMembers, mode = ARGV[1], ARGV[2] == '1', ARGV[3]
+-- "mg" reads the reverse index: apply pending membership changes first (usually none)
+if mode == 'mg' and redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 4, #ARGV do
   local val = ARGV[i]
   if mode == 'ids' then push(val)
   elseif mode == 'mg' then for _, gid in ipairs(redis.call('SMEMBERS', P .. 'mg:' .. val)) do push(gid) end
-  else push(redis.call('HGET', P .. 'ix:' .. mode, val)) end
+  else
+    -- gn (lower displayName) and gx (externalId): non-unique, "<value>\0<id>" in ix:gns / ix:gxs;
+    -- ix:gn / ix:gx are their hashes of earlier releases, read until the start-up migration moved them
+    push(redis.call('HGET', P .. 'ix:' .. mode, val))
+    for _, entry in ipairs(redis.call('ZRANGEBYLEX', P .. 'ix:' .. mode .. 's', '[' .. val .. '\0', '(' .. val .. '\1')) do
+      push(string.sub(entry, #val + 2))
+    end
+  end
 end
 local out = {}
 for _, id in ipairs(ids) do

@@ -10,16 +10,20 @@
   Output: one entry per user found, in input order, each
           {id, d, v, c, m, groupId1, groupDisplayName1, groupId2, …}
 ]]
+-- @include drainMemberOf
 local P, mode = ARGV[1], ARGV[2]
+-- each user's groups come from the reverse index: apply pending membership changes first (usually none)
+if redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 3, #ARGV do
   local val = ARGV[i]
   if mode == 'ids' then push(val)
   elseif mode == 'un' then push(redis.call('HGET', P .. 'ix:un', val))
-  elseif mode == 'ux' then push(redis.call('HGET', P .. 'ix:ux', val))
   else
-    local ix = P .. 'ix:' .. mode
+    -- ux (externalId) is non-unique like ue and udn; ix:ux is its hash of earlier releases
+    if mode == 'ux' then push(redis.call('HGET', P .. 'ix:ux', val)) end
+    local ix = P .. 'ix:' .. (mode == 'ux' and 'uxs' or mode)
     for _, entry in ipairs(redis.call('ZRANGEBYLEX', ix, '[' .. val .. '\0', '(' .. val .. '\1')) do
       push(string.sub(entry, #val + 2))
     end

@@ -12,8 +12,8 @@
     ARGV[5]  now (ISO-8601)
     ARGV[6]  oldD: body the caller read (compare-and-set on the body), "" to skip the check
     ARGV[7]  newD: new body as JSON (no id, meta or members), "" to leave the body alone
-    ARGV[8]  n: displayName lower-cased (unique)       } used only when newD is set
-    ARGV[9]  x: externalId ("" when absent; unique)     }
+    ARGV[8]  n: displayName lower-cased                 } used only when newD is set
+    ARGV[9]  x: externalId ("" when absent)             }
     ARGV[10] dn: displayName as sent                     }
     ARGV[11] maximum members per group
     ARGV[12] the member operations as one JSON array, applied in order: [[name, values, displays?], …]
@@ -21,13 +21,32 @@
              (same length as values), left out when no member has one. One argument instead of two
              per member: a 256-member PATCH costs the client and Redis far less to send and parse.
 
-  Output: {"OK"|"NOOP", version, created, lastModified}
+    ARGV[13] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
+    ARGV[14]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[15]  seconds to keep that result
+
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"|"NOOP", version, created, lastModified}
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
           {"INVALID", memberValue} | {"TOOMANY", limit}
 ]]
+local rk = ARGV[14] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[14]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- @include drainMemberOf
+local MEMBER_OF_QUEUE_LIMIT = 256
+
+-- the write itself (left unindented)
+local function run()
 local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local oldD, newD, n, x, dn = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxMembers = tonumber(ARGV[11])
+local uniqueX = ARGV[13] == '1'
 local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
 local exists = redis.call('EXISTS', key) == 1
 
@@ -43,13 +62,15 @@ if exists then
 end
 
 local docChanged = newD ~= '' and newD ~= cur.d
-if docChanged then
-  local owner = redis.call('HGET', P .. 'ix:gn', n)
-  if owner and owner ~= id then return {'CONFLICT', 'displayName'} end
-  if x ~= '' then
-    local xo = redis.call('HGET', P .. 'ix:gx', x)
-    if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
+-- RFC 7643 §4.2: a Group's displayName has uniqueness "none" (§8.7.1), and §3.1 gives externalId none;
+-- only a directory that asks for it (uniqueness.externalId) refuses a repeated externalId
+-- (ix:gx is the hash of earlier releases, read until the start-up migration has moved it)
+if docChanged and uniqueX and x ~= '' then
+  for _, entry in ipairs(redis.call('ZRANGEBYLEX', P .. 'ix:gxs', '[' .. x .. '\0', '(' .. x .. '\1', 'LIMIT', 0, 2)) do
+    if string.sub(entry, #x + 2) ~= id then return {'CONFLICT', 'externalId'} end
   end
+  local xo = redis.call('HGET', P .. 'ix:gx', x)
+  if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
 end
 
 -- member operations → one delta table: value → "<U|G><display>" (present) or false (absent)
@@ -124,32 +145,47 @@ end
 if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
 
 local changed = docChanged or not exists
-local dels, sets = {}, {}
+local dels, sets, joined = {}, {}, {}
 for _, v in ipairs(order) do
   local want, was = delta[v], now_vals[v]
   if want == false then
     if was then
       dels[#dels + 1] = v
-      redis.call('SREM', P .. 'mg:' .. v, id)
       changed = true
     end
   elseif want ~= was then
     sets[#sets + 1] = v
     sets[#sets + 1] = want
-    if not was then redis.call('SADD', P .. 'mg:' .. v, id) end
+    if not was then joined[#joined + 1] = v end
     changed = true
   end
 end
 for s = 1, #dels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(#dels, s + BATCH - 1))) end
 for s = 1, #sets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(#sets, s + 2 * BATCH - 1))) end
+-- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
+-- left, applied later in the background and by any script before it reads the index
+-- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member
+if #joined > 0 or #dels > 0 then
+  redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
+  -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
+  -- queue (and what a reader may have to apply) stays bounded
+  if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, 16) end
+end
 
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
 
 if docChanged then
-  if cur.n and cur.n ~= n then redis.call('HDEL', P .. 'ix:gn', cur.n) end
-  redis.call('HSET', P .. 'ix:gn', n, id)
-  if cur.x and cur.x ~= '' and cur.x ~= x then redis.call('HDEL', P .. 'ix:gx', cur.x) end
-  if x ~= '' then redis.call('HSET', P .. 'ix:gx', x, id) end
+  -- non-unique indexes: "<value>\0<group id>" in lexicographic sorted sets
+  for _, ix in ipairs({{'gn', cur.n, n}, {'gx', cur.x, x}}) do
+    local before, after = ix[2], ix[3]
+    if before ~= after then
+      if before and before ~= '' then
+        redis.call('ZREM', P .. 'ix:' .. ix[1] .. 's', before .. '\0' .. id)
+        if redis.call('HGET', P .. 'ix:' .. ix[1], before) == id then redis.call('HDEL', P .. 'ix:' .. ix[1], before) end
+      end
+      if after ~= '' then redis.call('ZADD', P .. 'ix:' .. ix[1] .. 's', 0, after .. '\0' .. id) end
+    end
+  end
   redis.call('HSET', key, 'd', newD, 'n', n, 'x', x, 'dn', dn)
 end
 local v = (cur.v or 0) + 1
@@ -158,3 +194,9 @@ redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
 if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now}
+end
+
+local out = run()
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[15])) end
+return out

@@ -10,15 +10,30 @@
     ARGV[5]  now (ISO-8601)
     ARGV[6]  d: the resource body as JSON (no id, no meta)
     ARGV[7]  un: userName, lower-cased (unique)
-    ARGV[8]  x: externalId ("" when absent; unique, case-exact)
+    ARGV[8]  x: externalId ("" when absent; case-exact)
     ARGV[9]  e: email values, lower-cased, "\n"-separated
     ARGV[10] n: displayName, lower-cased ("" when absent)
+    ARGV[11] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
+    ARGV[12]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[13] seconds, and a
+             call that finds it there returns it without running again (see settleWrite-1.lua)
+    ARGV[13]  seconds to keep that result
 
-  Output: {"OK"|"NOOP", version, created, lastModified}
+  Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
+          {"OK"|"NOOP", version, created, lastModified}
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
+local rk = ARGV[12] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[12]) or nil
+if rk then
+  local prev = redis.call('GET', rk)
+  if prev == 'ABANDONED' then return {'ABANDONED'} end
+  if prev then return cjson.decode(prev) end
+end
+
+-- the write itself (left unindented)
+local function run()
 local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local d, un, x, e, n = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local uniqueX = ARGV[11] == '1'
 local key = P .. 'u:' .. id
 local exists = redis.call('EXISTS', key) == 1
 
@@ -32,9 +47,16 @@ if exists then
   if expv ~= '' and tonumber(expv) ~= old.v then return {'PRECONDITION', tostring(old.v)} end
 end
 
+-- RFC 7643 §4.1.1: userName "MUST be unique across the service provider's entire set of Users"
+-- (caseExact false: compared lower-cased)
 local owner = redis.call('HGET', P .. 'ix:un', un)
 if owner and owner ~= id then return {'CONFLICT', 'userName'} end
-if x ~= '' then
+-- RFC 7643 §3.1 gives externalId no uniqueness; only a directory that asks for it refuses a repeat
+-- (ix:ux is the hash of earlier releases, read until the start-up migration has moved it)
+if uniqueX and x ~= '' then
+  for _, entry in ipairs(redis.call('ZRANGEBYLEX', P .. 'ix:uxs', '[' .. x .. '\0', '(' .. x .. '\1', 'LIMIT', 0, 2)) do
+    if string.sub(entry, #x + 2) ~= id then return {'CONFLICT', 'externalId'} end
+  end
   local xo = redis.call('HGET', P .. 'ix:ux', x)
   if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
 end
@@ -59,10 +81,16 @@ if not exists then redis.call('ZADD', P .. 'users', redis.call('INCR', P .. 'seq
 
 if old.un and old.un ~= un then redis.call('HDEL', P .. 'ix:un', old.un) end
 redis.call('HSET', P .. 'ix:un', un, id)
-if old.x and old.x ~= '' and old.x ~= x then redis.call('HDEL', P .. 'ix:ux', old.x) end
-if x ~= '' then redis.call('HSET', P .. 'ix:ux', x, id) end
+relex(P .. 'ix:uxs', old.x, x)
+if old.x and old.x ~= '' and old.x ~= x and redis.call('HGET', P .. 'ix:ux', old.x) == id then redis.call('HDEL', P .. 'ix:ux', old.x) end
 relex(P .. 'ix:ue', old.e, e)
 relex(P .. 'ix:udn', old.n, n)
 
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now}
+end
+
+local out = run()
+-- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
+if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[13])) end
+return out

@@ -1,0 +1,14 @@
+--[[
+  Applies up to a batch of pending membership changes to the reverse index (see includes/drainMemberOf.lua);
+  the store runs it in the background after group writes, so the queue stays short and readers rarely
+  have anything to apply.
+
+  Input:
+    KEYS[1]  <P>mgq
+    ARGV[1]  <P>
+    ARGV[2]  most entries to apply
+
+  Output: entries still pending
+]]
+-- @include drainMemberOf
+return drainMemberOf(ARGV[1], tonumber(ARGV[2]))
