@@ -1,6 +1,6 @@
 /**
- * The IdP's part of the activity trail: after a SCIM write succeeds (POST, PUT, PATCH, DELETE on /Users or
- * /Groups), the method and the names of the attributes it set or changed are appended to the resource's
+ * The IdP's part of the activity trail: after a SCIM write changes a resource (POST, PUT, PATCH, DELETE on
+ * /Users or /Groups; the request's stores set `res.locals.scimChanged`, src/scim/app.ts), the method and the names of the attributes it set or changed are appended to the resource's
  * trail. Values are never kept (a `password` shows as the name "password" only).
  */
 import type { Request, RequestHandler } from "express";
@@ -44,7 +44,8 @@ export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind,
   return (req, res, next) => {
     if (!activity || !["POST", "PUT", "PATCH", "DELETE"].includes(req.method) || req.path.startsWith("/.search")) return next();
     res.on("finish", () => {
-      if (res.statusCode < 200 || res.statusCode > 299) return;
+      // a request that changed nothing (a PATCH repeating the current values) leaves no trace
+      if (res.statusCode < 200 || res.statusCode > 299 || !res.locals.scimChanged) return;
       const directoryId = String((res.locals.scim as { directoryId?: string } | undefined)?.directoryId ?? req.params.directoryId);
       const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
       if (!id) return;

@@ -9,7 +9,7 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { Redis } from "ioredis";
-import { ActivityStore, AuthFailureKeys, MinuteCounters, type GroupStore, type UserStore } from "../store";
+import { ActivityStore, AuthFailureKeys, MinuteCounters, GroupStore, UserStore } from "../store";
 import { idpActivity } from "../activity/idp-activity";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { DirectoryRegistry } from "../directories/registry";
@@ -40,6 +40,15 @@ function writeOptionsOf(uniqueExternalId: boolean | undefined): { uniqueExternal
   return uniqueExternalId === undefined ? {} : { uniqueExternalId };
 }
 
+/** `store` whose write and delete mark `res.locals.scimChanged` when they change the resource. */
+function noteChanges<T extends UserStore | GroupStore>(store: T, res: express.Response): T {
+  const s = store as unknown as { write(...a: unknown[]): Promise<{ changed: boolean }>; delete(...a: unknown[]): Promise<void> };
+  return Object.create(store, {
+    write: { value: async (...a: unknown[]) => { const r = await s.write(...a); if (r.changed) res.locals.scimChanged = true; return r; } },
+    delete: { value: async (...a: unknown[]) => { await s.delete(...a); res.locals.scimChanged = true; } },
+  }) as T;
+}
+
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
 /** Builds the SCIM express app for every configured directory. */
@@ -66,7 +75,10 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = {
-      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans, writeOptions: writeOptionsOf(registry.get(directoryId)?.dir.uniqueness.externalId),
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans,
+      // a write request's stores note whether it changed anything (the activity trail records changes only)
+      ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
+      writeOptions: writeOptionsOf(registry.get(directoryId)?.dir.uniqueness.externalId),
     };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)

@@ -72,8 +72,10 @@ describe("activity trail and status page", () => {
       expect(found.text).toContain(`href="/admin/status/em/users/${id}"`);
     }
     expect((await html("/status/em/search?q=nobody-here")).text).toContain("Nothing matches");
+    const g = await e.scim("em").post("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Trail Blazers" });
+    expect((await html("/status/em/search?q=blazers")).text).toContain(`href="/admin/status/em/groups/${g.body.id}"`);
     const api = await (await s.admin("/directories/em/search?q=trail")).json();
-    expect(api).toEqual([{ kind: "user", id, name: "trail@example.com" }]);
+    expect(api).toEqual([{ kind: "user", id, name: "trail@example.com" }, { kind: "group", id: g.body.id, name: "Trail Blazers" }]);
   });
 
   it("should show the fix in the trail once the cause is gone and the item is retried", async () => {
