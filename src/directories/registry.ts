@@ -49,6 +49,7 @@ export class DirectoryRegistry {
   private timer?: NodeJS.Timeout;
   private chain: Promise<void> = Promise.resolve();
   private queued = false;
+  private failing = false;
 
   constructor(private readonly config: Config, readonly records?: DirectoryRecords, private readonly logger?: Logger) {
     for (const d of config.directories) this.entries.set(d.id, { dir: d, source: "config", disabled: false, credentials: [] });
@@ -94,8 +95,11 @@ export class DirectoryRegistry {
       this.queued = false;
       try {
         await this.load();
+        this.failing = false;
       } catch (err) {
-        this.logger?.warn({ err: { message: (err as Error).message } }, "directory reload failed; keeping the last view");
+        // once per outage, not once a second while Redis is away
+        if (!this.failing) this.logger?.warn({ err: { message: (err as Error).message } }, "directory reload failed; keeping the last view");
+        this.failing = true;
       }
     });
     return this.chain;
