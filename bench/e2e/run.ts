@@ -4,14 +4,20 @@
  *   - the bridge (`src/main.ts`, config in SCIM_BRIDGE_CONFIG_JSON): one `server` and WORKERS `worker`
  *     processes (or one `all` process with BRIDGE=all), one workforce directory whose rate limit is R too;
  *   - this process pushes USER_COUNT users, GROUP_COUNT groups and MEMBERSHIP_COUNT memberships over SCIM (HTTP, CLIENTS
- *     concurrent connections), then waits until the platform holds all of it.
- * Prints push time, time until all synced, the platform call rate achieved over the sync window vs R (target
- * ≥ 0.9 R), 429s, Redis memory of the bench's keys and worker RSS over time (target: flat); then a no-drift
- * full resync through the admin API (target < 20 s and 0 write calls). Everything lives under a private
+ *     concurrent connections), then waits until the platform holds all of it: the bridge's bookkeeping first
+ *     (cheap to poll), then the SIMULATOR's own state, checked user by user and group member by member.
+ * The minimum number of platform calls the workload needs is computed from the workload: one POST per
+ * user, one POST per group, and ⌈members / memberBatchSize⌉ membership PATCHes per group (the push creates
+ * groups empty and adds members by PATCH); the ideal time is that minimum divided by R.
+ * Prints push time, calls made / minimum (goal ≤ 1.05), time to match (from the first SCIM request of the
+ * push to the simulator holding everything) / ideal (goal ≤ 1.15), 429s (goal 0), the call rate achieved
+ * over the sync window vs R, Redis memory of the bench's keys and worker RSS over time (target: flat); then
+ * a no-drift full resync through the admin API (target < 20 s and 0 write calls). Everything lives under a private
  * Redis key prefix that is deleted at the end (SCAN + UNLINK of `<prefix>*` and `{<prefix>}*` only).
  *
  * Env: USER_COUNT (10000), GROUP_COUNT (200), MEMBERSHIP_COUNT (50000), CLIENTS (32), RATE (500), CONCURRENCY (16, the
- * directory's reconciles at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360).
+ * directory's reconciles at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360),
+ * MEMBER_BATCH (100, the directory's platform.memberBatchSize).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -33,6 +39,7 @@ const BRIDGE = process.env.BRIDGE === "all" ? "all" : "split";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SYNC_TIMEOUT_MS = Number(process.env.SYNC_TIMEOUT_S ?? 360) * 1000;
 const MEMBERS_PER_PATCH = 50;
+const MEMBER_BATCH = Number(process.env.MEMBER_BATCH ?? 100);
 
 const ROOT = path.resolve(__dirname, "../..");
 const DIR = "bench";
@@ -211,7 +218,7 @@ async function main(): Promise<void> {
     sync: { sweepIntervalMs: 5000 },
     directories: [{
       id: DIR, tokenHashes: [sha256(SCIM_TOKEN)], target: "workforce",
-      platform: { baseUrl: simBase, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY" },
+      platform: { baseUrl: simBase, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY", memberBatchSize: MEMBER_BATCH },
       rateLimit: { max: RATE, durationMs: 1000 }, concurrency: CONCURRENCY,
     }],
   };
@@ -287,8 +294,11 @@ async function main(): Promise<void> {
   const per = Math.floor(MEMBERSHIPS / GROUPS);
   const stride = Math.max(1, Math.floor(USERS / per));
   const patches: Array<{ g: number; members: string[] }> = [];
+  /** Per group, the userNames the platform must hold as its members. */
+  const expected: Array<Set<string>> = [];
   for (let g = 0; g < GROUPS; g++) {
     const members = Array.from({ length: per }, (_, j) => userIds[(g * 7 + j * stride) % USERS]);
+    expected[g] = new Set(Array.from({ length: per }, (_, j) => `user${(g * 7 + j * stride) % USERS}@bench.example`));
     for (let k = 0; k < members.length; k += MEMBERS_PER_PATCH) patches.push({ g, members: members.slice(k, k + MEMBERS_PER_PATCH) });
   }
   await runPool(patches, CLIENTS, async ({ g, members }) => {
@@ -301,19 +311,37 @@ async function main(): Promise<void> {
   console.log(`\npush: ${pushRequests} SCIM requests in ${secs(pushEnd - pushStart)} (${(pushRequests / ((pushEnd - pushStart) / 1000)).toFixed(0)} req/s; users ${secs(usersPushed - pushStart)}), ${pushErrors} errors`);
 
   // --- wait until the platform side holds everything ---
+  /** "" when the simulator holds every user (active, by userName) and every group with exactly its members; else what differs. */
+  const simMismatch = async (): Promise<string> => {
+    const s = await simGet<{ scim: { users: Array<{ id: string; userName: string; active?: boolean }>; groups: Array<{ displayName: string; members: Array<{ value: string }> }> } }>("/_sim/state");
+    const nameOf = new Map(s.scim.users.map((u) => [u.id, u.userName.toLowerCase()]));
+    const active = s.scim.users.filter((u) => u.active !== false && /^user\d+@bench\.example$/.test(u.userName)).length;
+    if (active !== USERS) return `${active}/${USERS} users on the platform`;
+    const byName = new Map(s.scim.groups.map((g) => [g.displayName, g]));
+    for (let g = 0; g < GROUPS; g++) {
+      const pg = byName.get(`Bench Group ${g}`);
+      if (!pg) return `group ${g} missing on the platform`;
+      const have = new Set(pg.members.map((m) => nameOf.get(m.value)));
+      if (have.size !== expected[g].size || [...expected[g]].some((n) => !have.has(n))) return `group ${g} holds ${have.size}/${expected[g].size} of its members`;
+    }
+    if (s.scim.groups.length !== GROUPS) return `${s.scim.groups.length} groups on the platform, ${GROUPS} expected`;
+    return "";
+  };
+  let mismatch = "?";
   let lastLog = 0;
   for (;;) {
     const { users, groups } = await syncedCounts();
     const members = await appliedMembers();
     const idle = (await redis.xlen(`${P}outbox`)) === 0
       && Object.values(await redis.pipeline([["llen", `{${PREFIX}}:dir-${DIR}:wait`], ["zcard", `{${PREFIX}}:dir-${DIR}:delayed`], ["llen", `{${PREFIX}}:dir-${DIR}:active`]]).exec().then((r) => r!.map(([, v]) => Number(v)))).every((n) => n === 0);
-    if (users >= USERS && groups >= GROUPS && members >= per * GROUPS && idle) break;
+    // the bridge says it is done: believe only the simulator
+    if (users >= USERS && groups >= GROUPS && members >= per * GROUPS && idle && (mismatch = await simMismatch()) === "") break;
     if (Date.now() - lastLog > 10000) {
       lastLog = Date.now();
       const s = samples[samples.length - 1];
       console.log(`  t=${secs(Date.now() - pushStart).padStart(7)}  users ${users}/${USERS}  groups ${groups}/${GROUPS}  memberships ${members}/${per * GROUPS}  calls/s ${s?.callsLastSecond ?? 0}  worker RSS ${s ? s.rss.map(mib).join(" + ") : "?"}`);
     }
-    if (Date.now() - pushStart > SYNC_TIMEOUT_MS) throw new Error(`not synced after ${secs(SYNC_TIMEOUT_MS)}: users ${users}, groups ${groups}, memberships ${members}`);
+    if (Date.now() - pushStart > SYNC_TIMEOUT_MS) throw new Error(`not synced after ${secs(SYNC_TIMEOUT_MS)}: users ${users}, groups ${groups}, memberships ${members}; simulator: ${mismatch}`);
     await sleep(250);
   }
   const syncedAt = Date.now();
@@ -329,11 +357,21 @@ async function main(): Promise<void> {
   const busy = samples.filter((s) => s.callsLastSecond > 0 && s.t <= syncedAt - t0).map((s) => s.callsLastSecond).sort((a, b) => a - b);
   const median = busy.length ? busy[Math.floor(busy.length / 2)] : 0;
 
-  console.log(`\nall synced ${secs(syncedAt - pushStart)} after the push started (${secs(syncedAt - pushEnd)} after it ended)`);
-  console.log(`platform holds ${state.scim.users.length} users, ${state.scim.groups.length} groups, ${platformMembers} memberships`);
+  // the minimum: one create per user and per group, and each group's members in full batches of memberBatchSize
+  const minCalls = USERS + GROUPS + GROUPS * Math.ceil(per / MEMBER_BATCH);
+  const idealMs = (minCalls / RATE) * 1000;
+  const matchMs = syncedAt - pushStart;
+  const limited = counters.faults.rateLimited ?? 0;
+  const ok = (b: boolean) => (b ? "✓" : "✗");
+  console.log(`\nthe simulator matches the IdP ${secs(matchMs)} after the push started (${secs(syncedAt - pushEnd)} after it ended)`);
+  console.log(`platform holds ${state.scim.users.length} users, ${state.scim.groups.length} groups, ${platformMembers} memberships (checked member by member)`);
+  console.log(`minimum calls: ${minCalls} = ${USERS} user POSTs + ${GROUPS} group POSTs + ${GROUPS} groups × ⌈${per} members / memberBatchSize ${MEMBER_BATCH}⌉ PATCHes; ideal time at R=${RATE}/s: ${secs(idealMs)}`);
+  console.log(`calls made / minimum: ${calls} / ${minCalls} = ${(calls / minCalls).toFixed(3)} ${ok(calls <= 1.05 * minCalls)} (goal ≤ 1.05)`);
+  console.log(`time to match / ideal: ${secs(matchMs)} / ${secs(idealMs)} = ${(matchMs / idealMs).toFixed(3)} ${ok(matchMs <= 1.15 * idealMs)} (goal ≤ 1.15)`);
+  console.log(`429s: ${limited} ${ok(limited === 0)} (goal 0)`);
   console.log(`platform calls: ${calls} (${counters.total.reads} reads, ${counters.total.writes} writes) over a ${secs(windowMs)} sync window`);
   console.log(`achieved rate: ${achieved.toFixed(0)} calls/s = ${((achieved / RATE) * 100).toFixed(1)}% of R=${RATE}/s ${achieved >= 0.9 * RATE ? "(≥ 90% ✓)" : "(< 90% ✗)"}; median of busy seconds ${median}/s`);
-  console.log(`429s: ${counters.faults.rateLimited ?? 0}; other faults: ${JSON.stringify({ ...counters.faults, rateLimited: undefined })}`);
+  console.log(`other faults: ${JSON.stringify({ ...counters.faults, rateLimited: undefined })}`);
   const top = Object.entries(counters.endpoints).sort((a, b) => (b[1].reads + b[1].writes) - (a[1].reads + a[1].writes)).slice(0, 6);
   console.log(`calls by endpoint: ${top.map(([k, v]) => `${k} ${v.reads + v.writes}`).join(", ")}`);
 

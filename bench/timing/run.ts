@@ -105,7 +105,7 @@ async function isolation(storm: boolean): Promise<number> {
 /** timeout: ms until a call answered after 300 ms gives up with timeoutMs 80 and 2 tries. */
 async function timeout(): Promise<number> {
   const sim: RunningSimulator = await startSimulator({ port: 0, config: { apiKeys: [{ key: KEY }], deployments: [{ id: 1, name: "bench" }], faults: { latency: { fixedMs: 300, jitterMs: 0 } } } });
-  const client = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEY, deploymentId: 1, timeoutMs: 80, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+  const client = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEY, deploymentId: 1, timeoutMs: 80 });
   try {
     const started = performance.now();
     const err = await client.deployments.list().then(() => undefined, (e: { code?: string }) => e);

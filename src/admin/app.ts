@@ -10,6 +10,8 @@
  *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs); ?dryRun=true: plan only
  *   GET  /admin/directories/:id/resync                   its progress and final summary
  *   …/resync/plan, …/resync/confirm, …/resync/cancel, …/resync/audit   see resync-routes.ts
+ *   POST /admin/ownership/handover                       hand a platform resource to another directory of its account:
+ *                                                        {space, resource, to, from?} (src/sync/ownership-handover.ts)
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
@@ -28,7 +30,8 @@ import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { queueName } from "../sync/jobs";
-import { resyncRoutes } from "./resync-routes";
+import { operator, resyncRoutes } from "./resync-routes";
+import { handOver } from "../sync/ownership-handover";
 import { readPlan } from "../sync/resync";
 import { readHeld } from "../sync/resync-confirm";
 import { directoryStatus, failedItems } from "./directory-status";
@@ -167,6 +170,15 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   });
   r.use("/status", itemPages(c));
   r.use("/directories", directoryAdminRoutes(c), itemApi(c), directoriesApi(c, logger));
+  r.post("/ownership/handover", async (req, res) => {
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const result = await handOver({ config, redis, state: c.state, queues, logger },
+      { space: str(b.space) ?? "", resource: str(b.resource) ?? "", to: str(b.to) ?? "", from: str(b.from) }, operator(req));
+    if (!result.ok) { res.status(result.status).json({ error: result.error }); return; }
+    const { ok: _ok, ...body } = result;
+    res.json(body);
+  });
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
   r.use(adminErrorHandler(logger));
   return r;

@@ -7,6 +7,7 @@
  *                                 confirmation of its deprovisions); --dry-run: the plan only; --confirm / --cancel
  *   status [--json]               every directory at a glance
  *   retry-failed <directory>      queue every failed item again
+ *   handover <space> <resource> --to <directory>   hand a platform resource to another directory of its account
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
  *   directory create|list|show|update|disable|enable|delete, directory token …, directory oauth …
@@ -101,6 +102,15 @@ export function buildProgram(): Command {
     .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));
   remote(program.command("retry-failed").argument("<directory>").description("queue every failed item of a directory again"))
     .action((dir: string, o: RemoteOptions) => withBackend(o, (b) => retryFailedCommand(b, dir, out)));
+  remote(program.command("handover").argument("<space>", "u | g (workforce platform user / group id), eu (embed externalId), eg:<tenant> (embed-tenant group name)")
+    .argument("<resource>", "the platform id, externalId or group name").requiredOption("--to <directory>", "the directory that manages it from now on")
+    .option("--from <directory>", "only if this directory manages it now").option("--by <name>", "who hands it over, for the log")
+    .description("hand a platform resource over to another directory of the same platform account"))
+    .action(async (space: string, resource: string, o: RemoteOptions & { to: string; from?: string; by?: string }) => {
+      const r = await withBackend(o, (b) => b.handOver({ space, resource, to: o.to, from: o.from }, `${o.by ?? safeUser()} (cli)`));
+      if (!r.ok) { console.error(`scim-bridge: ${r.error}`); process.exitCode = r.status === 400 ? 2 : 1; return; }
+      out(`${r.resource} (${r.space}) handed over from ${r.from ?? "nobody"} to ${r.to}; ${r.requeued} failed item(s) of ${r.to} queued again`);
+    });
   const token = program.command("token").description("SCIM tokens");
   token.command("new").argument("<directory>").description("print a fresh token once, and the hash to add to the directory's tokenHashes")
     .action((dir: string) => {

@@ -66,8 +66,19 @@ const platformSchema = strictObject({
   maxConnections: z.number().int().positive().default(16),
   /** Members per platform SCIM group PATCH (batching of membership deltas). */
   memberBatchSize: z.number().int().positive().max(10000).default(100),
-  /** Page size for platform SCIM lists and embed-tenant group cursors ("page size bounds of `first`: not shown"). */
+  /** Page size of embed-tenant group cursors ("page size bounds of `first`: not shown"). */
   pageSize: z.number().int().positive().max(1000).default(100),
+  /**
+   * `count` of platform SCIM list reads (resync): the largest page the platform accepts, so a resync makes
+   * as few list calls as it can. The contract shows no bound; a platform that caps `count` lower answers
+   * shorter pages (RFC 7644 §3.4.2.4), which the bridge follows to the end, only with more calls.
+   */
+  scimPageSize: z.number().int().positive().max(10000).default(1000),
+  /**
+   * The platform account's own limit, when it has one: one window in Redis shared by every directory (and
+   * every worker) whose baseUrl names the same account, on top of each directory's `rateLimit`.
+   */
+  accountRateLimit: rateLimitSchema.optional(),
   /**
    * Status the platform uses for message-bearing failures ("not shown"). Any 4xx other than 401/403/429 is
    * already such a failure; set this when the platform sends them with a 5xx, so they are not retried.
@@ -229,6 +240,16 @@ export const configSchema = strictObject({
         backoffMs: z.number().int().positive().default(1000),
         /** Longest wait between two tries: bounds how long an item keeps waiting after the platform is back. */
         maxBackoffMs: z.number().int().positive().default(300000),
+        /**
+         * Items whose retries ran out on transient errors (5xx, timeouts, connection failures) are queued again
+         * by themselves: after `reviveBaseMs`, then twice as long each time, up to `reviveMaxMs`; and at once
+         * when the directory's platform calls succeed again after at least `outageGapMs` of failing calls.
+         */
+        reviveBaseMs: z.number().int().positive().default(60000),
+        reviveMaxMs: z.number().int().positive().default(4 * 3600 * 1000),
+        outageGapMs: z.number().int().positive().default(10000),
+        /** How often a worker looks for items due to be queued again. */
+        reviveTickMs: z.number().int().positive().default(5000),
         /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
         keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),

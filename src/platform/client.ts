@@ -1,19 +1,20 @@
 /**
- * The platform transport: one keep-alive undici Pool per client, a concurrency cap, an optional client-side
- * rate limiter, a per-try timeout, bounded retries (exponential backoff, full jitter) for transient
- * failures only, and one log line per try with method, path, status, durationMs and requestId. Query
- * strings, bodies and headers are never logged, so keys, tokens and session ids cannot leak.
+ * The platform transport: one keep-alive undici Pool per client (its connection cap is the only throttle
+ * here besides the caller's limiter), one attempt per call, a per-call timeout, and one log line per call
+ * with method, path, status, durationMs and requestId. Query strings, bodies and headers are never logged,
+ * so keys, tokens and session ids cannot leak.
+ *
+ * One retry layer (issue 11): the transport never retries. A failure is classified (TransientError,
+ * RateLimitedError, …) and thrown; the sync engine's BullMQ jobs own retries and backoff (src/sync/outcome.ts),
+ * and a 429 waits for Retry-After without spending an attempt.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { Pool } from "undici";
 import pino from "pino";
 import type { Logger } from "../observability/logger";
-import { DEFAULT_RETRY, fullJitterDelay, type RetryOptions } from "./backoff";
-import { errorFromResponse, PlatformError, RateLimitedError, TransientError } from "./errors";
-import { RateLimiter, type CallLimiter, type RateLimitOptions } from "./rate-limiter";
+import type { CallLimiter } from "./call-limiter";
+import { errorFromResponse, PlatformError, TransientError } from "./errors";
 import { parseBaseUrl } from "./secure-base-url";
-import { Semaphore } from "./semaphore";
 
 /** HTTP methods the platform API uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -24,22 +25,21 @@ export interface TransportOptions {
   baseUrl: string;
   /** Accept `http://` on a non-loopback host (a simulator in another container). Default false. */
   allowPlainHttp?: boolean;
-  /** Per-try timeout, from sending to the end of the body. Default 10000. */
+  /**
+   * Timeout of a call, from handing it to the pool to the end of the answer's body (undici's own header and
+   * body timers tick in ~1 s steps, too coarse for short timeouts). A call that waits for a free pooled
+   * connection spends that wait from it, which is why a directory's concurrency stays ≤ maxConnections.
+   * Default 10000.
+   */
   timeoutMs?: number;
-  /** Calls in flight at once (and pooled connections). Default 16. */
+  /** Pooled connections, so calls in flight at once; further calls queue in the pool. Default 16. */
   maxConnections?: number;
-  /** Client-side limit, e.g. `{ max: 50, durationMs: 1000 }`. Default: none. */
-  rateLimit?: RateLimitOptions;
-  /** A limiter to use instead of a local one built from `rateLimit` (e.g. one shared by several processes). */
+  /** Asked before each call (the sync engine's shared Redis limiter). Default: none. */
   limiter?: CallLimiter;
   /** Statuses that are message-bearing failures (ValidationError, no retry) even when ≥ 500. */
   messageFailureStatuses?: number[];
   /** Called after every call (metrics); never given secrets. */
   onCall?: (call: PlatformCallInfo) => void;
-  /** Retries of TransientError. Default `{ attempts: 3, baseDelayMs: 200, maxDelayMs: 5000 }`. */
-  retry?: Partial<RetryOptions>;
-  /** Also retry RateLimitedError after its Retry-After (within `retry.attempts`). Default false. */
-  retryRateLimited?: boolean;
   logger?: Logger;
   /** Level of the per-call log line. Default "debug"; failures log at "warn". */
   callLogLevel?: "info" | "debug" | "trace";
@@ -75,8 +75,6 @@ export interface PlatformCallInfo {
   /** HTTP status, or 0 when no answer came (timeout, reset). */
   status: number;
   durationMs: number;
-  /** Which try of this request (1 = first). */
-  attempt?: number;
   /** The error's message when the call failed (the platform's message, or a timeout / connection text). */
   message?: string;
 }
@@ -85,9 +83,7 @@ export interface PlatformCallInfo {
 export class PlatformTransport {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly slots: Semaphore;
   private readonly limiter?: CallLimiter;
-  private readonly retry: RetryOptions;
   private readonly timeoutMs: number;
   private readonly log: Logger;
 
@@ -96,25 +92,48 @@ export class PlatformTransport {
     this.basePath = basePath;
     this.timeoutMs = options.timeoutMs ?? 10000;
     const connections = options.maxConnections ?? 16;
+    if (!(connections >= 1)) throw new RangeError("maxConnections must be at least 1");
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
-    this.slots = new Semaphore(connections);
-    this.limiter = options.limiter ?? (options.rateLimit ? new RateLimiter(options.rateLimit) : undefined);
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.limiter = options.limiter;
     this.log = options.logger ?? pino({ level: "silent" });
   }
 
-  /** Sends `spec`, retrying as configured; throws a PlatformError subclass on failure. */
+  /** Sends `spec` once; throws a PlatformError subclass on failure (TransientError for timeouts and resets). */
   async request<T>(spec: RequestSpec): Promise<PlatformResponse<T>> {
     const requestId = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.once<T>(spec, requestId, attempt);
-      } catch (err) {
-        if (attempt >= this.retry.attempts) throw err;
-        if (err instanceof TransientError) await sleep(fullJitterDelay(attempt, this.retry));
-        else if (err instanceof RateLimitedError && this.options.retryRateLimited) await sleep(err.retryAfterMs ?? fullJitterDelay(attempt, this.retry));
-        else throw err;
+    const releaseRate = this.limiter ? await this.limiter.acquire() : undefined;
+    const started = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    let status = 0;
+    try {
+      const headers: Record<string, string> = { authorization: spec.authorization, accept: "application/json, application/scim+json", "x-request-id": requestId };
+      let payload: string | undefined;
+      if (spec.body !== undefined) {
+        payload = JSON.stringify(spec.body);
+        headers["content-type"] = spec.contentType ?? "application/json";
       }
+      try {
+        const res = await this.pool.request({ method: spec.method, path: this.basePath + spec.path + queryString(spec.query), headers, body: payload, signal: controller.signal });
+        status = res.statusCode;
+        const body = parseBody(await res.body.text());
+        if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
+          this.logCall(spec, status, started, requestId);
+          return { status, body: body as T, requestId };
+        }
+        throw errorFromResponse(status, body, res.headers, requestId, this.options.messageFailureStatuses);
+      } catch (err) {
+        if (err instanceof PlatformError) throw err;
+        const e = err as { code?: string; message?: string };
+        if (controller.signal.aborted || e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new TransientError(0, `timeout after ${this.timeoutMs} ms`, requestId, "TIMEOUT");
+        throw new TransientError(status, `connection failed: ${e.code ?? ""} ${e.message ?? String(err)}`.trim(), requestId, e.code);
+      }
+    } catch (err) {
+      this.logCall(spec, (err as PlatformError).status ?? 0, started, requestId, err as Error);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      releaseRate?.();
     }
   }
 
@@ -123,52 +142,9 @@ export class PlatformTransport {
     await this.pool.close();
   }
 
-  private async once<T>(spec: RequestSpec, requestId: string, attempt: number): Promise<PlatformResponse<T>> {
-    await this.slots.acquire();
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const started = performance.now();
-    let status = 0;
-    let releaseRate: (() => void) | undefined;
-    try {
-      if (this.limiter) releaseRate = await this.limiter.acquire();
-      timer = setTimeout(() => controller.abort(), this.timeoutMs);
-      const headers: Record<string, string> = { authorization: spec.authorization, accept: "application/json, application/scim+json", "x-request-id": requestId };
-      let payload: string | undefined;
-      if (spec.body !== undefined) {
-        payload = JSON.stringify(spec.body);
-        headers["content-type"] = spec.contentType ?? "application/json";
-      }
-      let res;
-      try {
-        res = await this.pool.request({ method: spec.method, path: this.basePath + spec.path + queryString(spec.query), headers, body: payload, signal: controller.signal });
-        status = res.statusCode;
-        const text = await res.body.text();
-        const body = parseBody(text);
-        if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
-          this.logCall(spec, status, started, requestId, attempt);
-          return { status, body: body as T, requestId };
-        }
-        throw errorFromResponse(status, body, res.headers, requestId, this.options.messageFailureStatuses);
-      } catch (err) {
-        if (err instanceof PlatformError) throw err;
-        if (controller.signal.aborted) throw new TransientError(0, `timeout after ${this.timeoutMs} ms`, requestId, "TIMEOUT");
-        const e = err as { code?: string; message?: string };
-        throw new TransientError(status, `connection failed: ${e.code ?? ""} ${e.message ?? String(err)}`.trim(), requestId, e.code);
-      }
-    } catch (err) {
-      this.logCall(spec, (err as PlatformError).status ?? 0, started, requestId, attempt, err as Error);
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      releaseRate?.();
-      this.slots.release();
-    }
-  }
-
-  private logCall(spec: RequestSpec, status: number, started: number, requestId: string, attempt: number, err?: Error): void {
-    const line = { method: spec.method, path: spec.path, status, durationMs: Math.round(performance.now() - started), requestId, attempt };
-    this.options.onCall?.({ method: spec.method, path: spec.path, status, durationMs: line.durationMs, attempt, ...(err ? { message: err.message } : {}) });
+  private logCall(spec: RequestSpec, status: number, started: number, requestId: string, err?: Error): void {
+    const line = { method: spec.method, path: spec.path, status, durationMs: Math.round(performance.now() - started), requestId };
+    this.options.onCall?.({ method: spec.method, path: spec.path, status, durationMs: line.durationMs, ...(err ? { message: err.message } : {}) });
     if (err) this.log.warn({ ...line, error: err.name, message: err.message }, "platform call failed");
     else this.log[this.options.callLogLevel ?? "debug"](line, "platform call");
   }

@@ -19,8 +19,10 @@ export interface PlatformClientOptions extends TransportOptions {
   deploymentId: number;
   /** Members per SCIM group PATCH. Default 100. */
   memberBatchSize?: number;
-  /** SCIM `count` and embed `first`. Default 100. */
+  /** Embed `first`. Default 100. */
   pageSize?: number;
+  /** SCIM list `count`: the largest page the platform accepts. Default 1000. */
+  scimPageSize?: number;
   /** Path of the platform's SCIM interface below `baseUrl` ("not shown" beyond GET /scim/v2/Users). Default `/scim/v2`. */
   scimPath?: string;
   /** SCIM accepts `Bearer` (default) or `Api-Key`. */
@@ -49,7 +51,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   return {
     deploymentId: options.deploymentId,
     // "SCIM API (`/api/scim/v2/...`): `Authorization: Bearer <SCIM_TOKEN>`"
-    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, pageSize, memberBatchSize, (options.scimPath ?? "/scim/v2").replace(/\/+$/, "")),
+    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, options.scimPageSize ?? 1000, memberBatchSize, (options.scimPath ?? "/scim/v2").replace(/\/+$/, "")),
     // "Embed session endpoint and embed-tenant admin endpoints: header `Authorization: Api-Key <API_KEY>`"
     embed: new EmbedApi(http, `Api-Key ${options.apiKey}`, pageSize),
     // "REST API (`/api/v1/...`): header `Authorization: Bearer <ACCESS_TOKEN>`"

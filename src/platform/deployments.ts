@@ -4,7 +4,6 @@
  * `items` or `data`, is accepted.
  */
 import type { PlatformTransport } from "./client";
-import { AuthError, AUTH_ERROR_MESSAGE } from "./errors/auth-error";
 import { ScopeError, scopeErrorMessage } from "./errors/scope-error";
 import type { Deployment } from "./types";
 
@@ -24,8 +23,8 @@ export class DeploymentsApi {
   }
 
   /**
-   * Resolves with the deployment when the key works and covers it. 401 → AuthError "credential missing,
-   * malformed or expired"; 403, or the deployment absent from the list → ScopeError "key not scoped to
+   * Resolves with the deployment when the key works and covers it. 401 → AuthError with the platform's
+   * message (the pause reason adds what 401 means, once: src/sync/pause-reason.ts); 403, or the deployment absent from the list → ScopeError "key not scoped to
    * deployment N".
    */
   async verifyKey(deploymentId: number): Promise<Deployment> {
@@ -33,7 +32,6 @@ export class DeploymentsApi {
     try {
       list = await this.list();
     } catch (err) {
-      if (err instanceof AuthError) throw new AuthError(`${AUTH_ERROR_MESSAGE} (platform said: ${err.message})`, err.requestId);
       if (err instanceof ScopeError) throw new ScopeError(scopeErrorMessage(deploymentId), err.requestId);
       throw err;
     }

@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import type { PlatformClient } from "../platform";
-import { ActivityStore, MinuteCounters, GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -21,6 +21,7 @@ import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
 import { KeyMonitor } from "../sync/key-check";
+import { Revival } from "../sync/revival";
 import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
@@ -61,6 +62,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
+  const claims = new NameClaims(redis, prefix);
+  const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
   const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
   const counters = new MinuteCounters(redis, prefix);
@@ -76,6 +79,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const workers = new Map<string, Worker>();
   const clients = new Map<string, PlatformClient>();
   const monitors = new Map<string, KeyMonitor>();
+  const revivals = new Map<string, Revival>();
   let dispatcher: OutboxDispatcher | undefined;
   let closing = false;
 
@@ -88,8 +92,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       return pauseDirectory(queue, state, dir.id, reason);
     };
     const monitorRef: { current?: KeyMonitor } = {};
+    const s = config.sync;
+    const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
+      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs, tickMs: s.reviveTickMs }, log);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitorRef.current?.succeeded();
+      revival.onCall(status);
     });
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
@@ -98,10 +106,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }
     clients.set(dir.id, platform);
     const ctx: ReconcileContext = {
-      dir, users, groups, state, platform, usage, logger: log,
+      dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
-    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, activity, counters });
+    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, revival, activity, counters });
+    revivals.set(dir.id, revival);
+    revival.start();
     const worker = new Worker(queueName(dir.id), processor, {
       connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
@@ -139,6 +149,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     dispatcher?.removeDirectory(id);
     monitors.get(id)?.stop();
     monitors.delete(id);
+    revivals.get(id)?.stop();
+    revivals.delete(id);
     const worker = workers.get(id);
     workers.delete(id);
     await worker?.close();
@@ -167,6 +179,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       clearInterval(sampler);
       if (!opts.registry) await registry.stop();
       for (const m of monitors.values()) m.stop();
+      for (const r of revivals.values()) r.stop();
       await dispatcher!.stop();
       await Promise.all([...workers.values()].map((w) => w.close()));
       await queues.close();

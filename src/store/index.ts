@@ -11,4 +11,6 @@ export * from "./directory-records";
 export * from "./activity-store";
 export * from "./minute-counters";
 export * from "./item-search";
+export * from "./name-claims";
+export * from "./ownership";
 export * from "./index-migration";

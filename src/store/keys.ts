@@ -27,6 +27,8 @@
  *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
  *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
  *   index-migration.ts moves them at start, and the scripts read them until then)
+ *   P s:gc:<id>    ZSET   ids of the members whose membership of group <id> changed since its last reconcile
+ *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
  *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it
@@ -34,6 +36,16 @@
  *                         the latest desired state, never the entry — and acks; entries a crashed reader
  *                         left pending are reclaimed (XAUTOCLAIM), which is the sweeper.
  */
+import { createHash } from "node:crypto";
+
+
+/**
+ * `<keyPrefix>:{acct-<hash>}:rate`: the call window shared by every directory that syncs into one platform
+ * account (the same baseUrl), with its own hash tag (its one-key script runs on any shard).
+ */
+export function platformAccountRateKey(keyPrefix: string, baseUrl: string): string {
+  return `${keyPrefix}:{acct-${createHash("sha256").update(baseUrl.replace(/\/+$/, "").toLowerCase()).digest("hex").slice(0, 16)}}:rate`;
+}
 
 /** Key builder for one directory. */
 export class DirectoryKeys {
@@ -54,4 +66,14 @@ export class DirectoryKeys {
 /** `<keyPrefix>:metrics:salt` STRING: the random salt of the opaque directory labels of /metrics (set once). */
 export function metricsSaltKey(keyPrefix: string): string {
   return `${keyPrefix}:metrics:salt`;
+}
+
+/**
+ * Keys of the revival of a directory's items that failed on transient errors (src/sync/revival.ts):
+ * `P s:revive` ZSET "<kind>:<id>" scored by when to queue it again; `P s:revive:n` HASH "<kind>:<id>" → times
+ * queued again so far (the exponent of its schedule).
+ */
+export function reviveKeys(keyPrefix: string, dir: string): { due: string; count: string } {
+  const p = new DirectoryKeys(keyPrefix, dir).prefix;
+  return { due: `${p}s:revive`, count: `${p}s:revive:n` };
 }

@@ -15,6 +15,9 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  groupMemberDelta(changed: string, ...args: string[]): Promise<string[][]>;
+  settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
+  markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;

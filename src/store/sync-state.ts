@@ -8,6 +8,10 @@
  *                           n (embed group name applied), gs (embed: group names applied to the user, JSON),
  *                           drift ("missing" | "changed": set by a resync)
  *   P s:gm:<id>       SET   member ids (SCIM user ids) whose membership is applied on the platform
+ *   P s:gc:<id>       ZSET  member ids whose membership may have to change on the platform since the group's
+ *                           last reconcile, scored with a change number (SCIM writes and user reconciles add;
+ *                           the group's reconcile settles what it looked at)
+ *   P s:gcseq         STRING the change-number counter of the s:gc sets
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
@@ -18,6 +22,7 @@
  */
 import type { Redis } from "ioredis";
 import { DirectoryKeys } from "./keys";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
 export const SYNC_STATUSES: SyncStatus[] = ["pending", "synced", "failed", "deprovisioned"];
@@ -67,9 +72,27 @@ redis.call('HSET', KEYS[1], 't', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1`;
 
+/** A workforce group's membership delta, as groupMemberDelta-1.lua computes it. */
+export interface MemberDelta {
+  /** Changed members looked at, and their change numbers: settled once the delta is applied. */
+  seen: string[];
+  scores: string[];
+  add: Array<{ id: string; pid: string }>;
+  /** `pid` undefined: the user has no platform id any more (nothing to remove on the platform). */
+  remove: Array<{ id: string; pid?: string }>;
+  /** "full" mode only: every member that should be on the platform group. */
+  should: Array<{ id: string; pid: string }>;
+  /** User members looked at whose first sync is under way (they get a platform id soon). */
+  unready: string[];
+}
+
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
-  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+  private readonly scripts: Redis & StoreCommands;
+
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {
+    this.scripts = defineStoreCommands(redis);
+  }
 
   private keys(dir: string): DirectoryKeys {
     return new DirectoryKeys(this.keyPrefix, dir);
@@ -81,6 +104,41 @@ export class SyncStateStore {
 
   appliedMembersKey(dir: string, groupId: string): string {
     return `${this.keys(dir).prefix}s:gm:${groupId}`;
+  }
+
+  /** Members of a group whose membership may have to change on the platform (`P s:gc:<id>`). */
+  changedMembersKey(dir: string, groupId: string): string {
+    return `${this.keys(dir).prefix}s:gc:${groupId}`;
+  }
+
+  /**
+   * The membership delta of a workforce group, computed in Redis from the changed members only (or, in
+   * "full" mode, from every SCIM and applied member).
+   */
+  async memberDelta(dir: string, groupId: string, full = false): Promise<MemberDelta> {
+    const [seen, scores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready] = await this.scripts.groupMemberDelta(
+      this.changedMembersKey(dir, groupId), this.keys(dir).prefix, groupId, full ? "full" : "");
+    return {
+      seen, scores,
+      add: addIds.map((id, i) => ({ id, pid: addPids[i] })),
+      remove: removeIds.map((id, i) => ({ id, pid: removePids[i] || undefined })),
+      should: shouldIds.map((id, i) => ({ id, pid: shouldPids[i] })),
+      unready,
+    };
+  }
+
+  /**
+   * Records an applied delta (or, with `replace`, makes the applied set exactly `add`) and settles the
+   * changed members looked at. Returns how many changed members are still waiting.
+   */
+  async settleMembers(dir: string, groupId: string, d: { seen: string[]; scores: string[]; add: string[]; remove: string[] }, replace = false): Promise<number> {
+    return Number(await this.scripts.settleGroupMembers(this.changedMembersKey(dir, groupId), this.keys(dir).prefix, groupId, replace ? "replace" : "", JSON.stringify(d)));
+  }
+
+  /** Marks a user changed in each of its groups; returns the groups that need a reconcile asked for. */
+  async markMemberChanged(dir: string, userId: string, groupIds: string[]): Promise<string[]> {
+    if (!groupIds.length) return [];
+    return this.scripts.markMembersChanged(new DirectoryKeys(this.keyPrefix, dir).users, this.keys(dir).prefix, userId, ...groupIds);
   }
 
   statusKey(dir: string, status: SyncStatus): string {
@@ -157,7 +215,7 @@ export class SyncStateStore {
   async remove(dir: string, kind: SyncKind, id: string): Promise<void> {
     const multi = this.redis.multi().del(this.key(dir, kind, id));
     for (const s of SYNC_STATUSES) multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
-    if (kind === "group") multi.del(this.appliedMembersKey(dir, id));
+    if (kind === "group") multi.del(this.appliedMembersKey(dir, id), this.changedMembersKey(dir, id));
     await multi.exec();
   }
 

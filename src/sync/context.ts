@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import type { GroupStore, SyncStateStore, UserStore, SyncKind } from "../store";
+import type { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, SyncKind } from "../store";
 import type { ExternalUserUsage } from "./external-user-usage";
 
 /** What one reconcile did, for resync summaries and metrics. */
@@ -18,6 +18,10 @@ export interface ReconcileContext {
   state: SyncStateStore;
   platform: PlatformClient;
   usage: ExternalUserUsage;
+  /** Who holds which platform name in the directory (src/sync/name-conflicts.ts). */
+  claims: NameClaims;
+  /** Which directory manages each platform resource of the account (src/sync/ownership-guard.ts). */
+  ownership: Ownership;
   logger: Logger;
   /** Enqueues a reconcile of another resource of the same directory (deduplicated). */
   enqueue(kind: SyncKind, id: string): Promise<void>;

@@ -7,10 +7,18 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { createPlatformClient, type PlatformClient } from "../platform";
-import { DirectoryKeys, MinuteCounters } from "../store";
+import { DirectoryKeys, MinuteCounters, platformAccountRateKey } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
-import { SharedRateLimiter } from "./shared-rate-limiter";
+import { LimiterChain, SharedRateLimiter } from "./shared-rate-limiter";
 import { noteActivity } from "../activity/scope";
+
+/** The one throttle of a directory's calls: its shared window, and its platform account's when configured. */
+function directoryLimiter(dir: DirectoryConfig, config: Config, redis: Redis): SharedRateLimiter | LimiterChain {
+  const own = new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs);
+  const account = dir.platform.accountRateLimit;
+  if (!account) return own;
+  return new LimiterChain([own, new SharedRateLimiter(redis, platformAccountRateKey(config.redis.keyPrefix, dir.platform.baseUrl), account.max, account.durationMs)]);
+}
 
 /** A client for `dir`, or the reason there is none. */
 export function createDirectoryPlatform(
@@ -24,14 +32,14 @@ export function createDirectoryPlatform(
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
-      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize,
+      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize, scimPageSize: dir.platform.scimPageSize,
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
-      limiter: new SharedRateLimiter(redis, `${new DirectoryKeys(config.redis.keyPrefix, dir.id).prefix}s:rate`, dir.rateLimit.max, dir.rateLimit.durationMs),
-      retry: { attempts: 2 }, logger: logger.child({ directory: dir.id }),
-      onCall: ({ method, path, status, durationMs, attempt, message }) => {
+      limiter: directoryLimiter(dir, config, redis),
+      logger: logger.child({ directory: dir.id }),
+      onCall: ({ method, path, status, durationMs, message }) => {
         onStatus?.(status);
         // the activity trail of the resource being reconciled (src/activity/scope.ts) and the status page's charts
-        noteActivity({ type: "call", method, path, status, durationMs, attempt, ...(message ? { message } : {}) });
+        noteActivity({ type: "call", method, path, status, durationMs, ...(message ? { message } : {}) });
         counters.add(dir.id, "calls").catch(() => undefined);
         if (status === 0 || status >= 400) counters.add(dir.id, "callFailures").catch(() => undefined);
         if (!metrics) return;

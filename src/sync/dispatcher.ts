@@ -114,7 +114,11 @@ export class OutboxDispatcher {
       if (f.k === "user" || f.k === "group") work.push({ kind: f.k, id: f.id });
     }
     await this.state.markPending(dir, work);
-    for (const w of work) await this.queues.enqueue(dir, w.kind, w.id);
+    // one round trip per batch (addBulk), each resource once: several changes of one resource in a batch
+    // are one reconcile, which reads the latest desired state anyway
+    const seen = new Set<string>();
+    const unique = work.filter((w) => !seen.has(`${w.kind}:${w.id}`) && seen.add(`${w.kind}:${w.id}`));
+    await this.queues.enqueueMany(dir, unique);
     if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
   }
 

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
 import { AuthError, ScopeError, type PlatformClient } from "../platform";
 import type { SyncStateStore } from "../store";
+import { unauthorizedReason, unscopedReason } from "./pause-reason";
 
 /** True for a recorded key status that says the platform works for the directory. */
 export function platformHealthy(keyStatus: string | undefined): boolean {
@@ -55,10 +56,10 @@ export class KeyMonitor {
       const err = e as Error;
       if (err instanceof AuthError) {
         await this.record(`401: ${err.message}`);
-        await this.pause(`platform answered 401 (credential missing, malformed or expired): ${err.message}`).catch(() => undefined);
+        await this.pause(unauthorizedReason(err.message)).catch(() => undefined);
       } else if (err instanceof ScopeError) {
         await this.record(`403: ${err.message}`);
-        await this.pause(`key not scoped to deployment ${this.dir.platform.deploymentId}: ${err.message}`).catch(() => undefined);
+        await this.pause(unscopedReason(this.dir.platform.deploymentId, err.message)).catch(() => undefined);
       } else {
         await this.record(`unverified: ${err.message}`);
         this.log.warn({ err: { message: err.message } }, "could not verify the platform key");

@@ -1,7 +1,8 @@
 /**
  * What a failed reconcile means, decided in one place (STYLE.md: like BullMQ's finished-errors.ts):
  * - transient (5xx, reset, timeout, Redis hiccup): rethrown, so BullMQ retries with exponential backoff and
- *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`;
+ *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`, and queued
+ *   again by itself later (revival.ts: a slow capped schedule, and at once when the platform answers again);
  * - rate limited (429): the directory's queue waits `Retry-After` (`queue.rateLimit`) and the job goes back
  *   to wait without spending an attempt; other directories' queues are untouched;
  * - auth (401): the directory is paused with the reason recorded, until an operator resumes it; the job
@@ -16,6 +17,7 @@ import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, Validatio
 import type { SyncStateStore, SyncKind } from "../store";
 import { MappingError, WaitError } from "./context";
 import { ExternalUserLimitError } from "./external-user-usage";
+import { unauthorizedReason } from "./pause-reason";
 
 export type Verdict = "transient" | "rate-limited" | "auth" | "failed" | "wait";
 
@@ -37,6 +39,8 @@ export interface OutcomeDeps {
   pause(reason: string): Promise<void>;
   /** Called when an item ends up failed (resync accounting). */
   onFailed(kind: SyncKind, id: string): Promise<void>;
+  /** Called when an item's retries ran out on a transient error (it is queued again later: revival.ts). */
+  onTransientFailed?(kind: SyncKind, id: string): Promise<void>;
 }
 
 /** Records the failure and throws what makes BullMQ do the right thing. Never returns. */
@@ -53,7 +57,7 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
       throw Worker.RateLimitError();
     }
     case "auth":
-      await d.pause(`platform answered 401 (credential missing, malformed or expired): ${message}`);
+      await d.pause(unauthorizedReason(message));
       await d.state.update(d.directoryId, kind, id, { lastError: message });
       await d.queue.rateLimit(1000);
       throw Worker.RateLimitError();
@@ -65,7 +69,10 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
       const attempts = job.attemptsMade + 1;
       const last = attempts >= (job.opts.attempts ?? 1);
       await d.state.update(d.directoryId, kind, id, { status: last ? "failed" : "pending", lastError: message, attempts });
-      if (last) await d.onFailed(kind, id);
+      if (last) {
+        await d.onFailed(kind, id);
+        await d.onTransientFailed?.(kind, id);
+      }
       throw err instanceof Error ? err : new Error(message);
     }
   }

@@ -30,14 +30,25 @@ export class SyncQueues {
    * a reconcile of the same resource runs yields exactly one more, and two never run at once.
    */
   async enqueue(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    const s = this.config.sync;
-    await this.queue(directoryId).add(RECONCILE, { kind, id } satisfies ReconcileJobData, {
+    await this.queue(directoryId).add(RECONCILE, { kind, id } satisfies ReconcileJobData, this.reconcileOptions(kind, id));
+  }
+
+  /** `enqueue` for many resources of one directory in one round trip (BullMQ addBulk: one MULTI). */
+  async enqueueMany(directoryId: string, items: Array<{ kind: SyncKind; id: string }>): Promise<void> {
+    if (!items.length) return;
+    await this.queue(directoryId).addBulk(items.map(({ kind, id }) => ({
+      name: RECONCILE, data: { kind, id } satisfies ReconcileJobData, opts: this.reconcileOptions(kind, id),
+    })));
+  }
+
+  private reconcileOptions(kind: SyncKind, id: string) {
+    return {
       deduplication: { id: dedupId(kind, id), keepLastIfActive: true },
-      attempts: s.attempts,
+      attempts: this.config.sync.attempts,
       backoff: { type: "bridge" },
       removeOnComplete: { count: 1000 },
       removeOnFail: { count: 10000 },
-    });
+    };
   }
 
   /**

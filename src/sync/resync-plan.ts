@@ -15,6 +15,7 @@ import { embedGroupName } from "./mapping/embed-user";
 import { payloadHash } from "./mapping/payload-hash";
 import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
 import { activeMemberIds } from "./targets/workforce-group";
+import { notOwnedByOther } from "./ownership-guard";
 import type { Redis } from "ioredis";
 import { DirectoryKeys } from "../store";
 
@@ -197,6 +198,18 @@ async function embedPlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], group
   }
 }
 
+/** The deprovisions whose platform resource no other directory of the account manages (issue 9 item 8). */
+async function ownDeprovisions(c: PlanDeps, items: PlanItem[]): Promise<PlanItem[]> {
+  const out: PlanItem[] = [];
+  for (const kind of ["user", "group"] as const) {
+    const of = items.filter((it) => (it.kind === "embed-group" ? "group" : it.kind) === kind);
+    const resources = of.map((it) => (c.dir.target === "workforce" ? it.platformId : it.kind === "user" ? it.name : it.id) ?? "");
+    const ok = await notOwnedByOther(c, kind, resources);
+    out.push(...of.filter((_, i) => ok[i]));
+  }
+  return out;
+}
+
 /** Computes the plan of a full resync of `c.dir`; reads only. */
 export async function computePlan(c: PlanDeps): Promise<ResyncPlan> {
   const dir = c.dir.id;
@@ -208,6 +221,7 @@ export async function computePlan(c: PlanDeps): Promise<ResyncPlan> {
   };
   if (c.dir.target === "workforce") await workforcePlan(c, plan, userIds, groupIds);
   else await embedPlan(c, plan, userIds, groupIds);
+  plan.deprovision = await ownDeprovisions(c, plan.deprovision);
   plan.managed += plan.deprovision.length;
   return plan;
 }

@@ -27,7 +27,18 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
 
 
-/** The Redis-backed limiter of one directory. */
+/** Several limiters in turn (the directory's window, then its platform account's): a call needs a slot of each. */
+export class LimiterChain implements CallLimiter {
+  constructor(private readonly limiters: CallLimiter[]) {}
+
+  async acquire(): Promise<() => void> {
+    const releases: Array<() => void> = [];
+    for (const l of this.limiters) releases.push(await l.acquire());
+    return () => { for (const r of releases) r(); };
+  }
+}
+
+/** The Redis-backed limiter of one directory (or of one platform account). */
 export class SharedRateLimiter implements CallLimiter {
   private readonly windowMs: number;
 

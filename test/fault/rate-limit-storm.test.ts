@@ -8,7 +8,7 @@
  * it was started several times (`attemptsStarted`), and no job waiting during the storm has any.
  */
 import { inPool } from "../helpers/idp-client";
-import { startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";
+import { PLATFORM_KEY, startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";
 
 const USERS = 100;
 const RETRY_AFTER_S = 4;
@@ -50,6 +50,10 @@ function bursts(samples: Sample[]): Array<{ from: number; to: number; requests: 
 describe("429 storm with Retry-After (server, worker and simulator processes)", () => {
   it("should hold the directory's queue for Retry-After after each 429, spend no attempt, and sync everything after the storm", async () => {
     await e.sim.setFaults({ rateLimit: { max: 1, durationMs: 3600000, retryAfterSeconds: RETRY_AFTER_S } });
+    // the storm's one admitted call is spent here, so every call of the push is answered 429 (a user's first
+    // call is its create: an admitted one would sync that user during the storm)
+    const simBase = (e.config.directories as Array<{ platform: { baseUrl: string } }>)[0].platform.baseUrl;
+    expect((await fetch(`${simBase}/v1/deployments`, { headers: { authorization: `Bearer ${PLATFORM_KEY}` } })).status).toBe(200);
     const stormEnds = Date.now() + STORM_MS;
     const idp = e.idp();
     const ids: string[] = [];

@@ -52,6 +52,7 @@ export async function startScim(overrides: Record<string, unknown> = {}): Promis
     app, config, redis, prefix, users, groups,
     auth: (dir = "acme") => ({ Authorization: `Bearer ${TOKENS[dir]}` }),
     close: async () => {
+      await groups.memberOf.idle(); // a background reverse-index drain must not write after the clean-up
       await cleanPrefix(redis, prefix);
       redis.disconnect();
     },

@@ -1,8 +1,7 @@
 /**
- * Pure parts of the client: the https-only base URL check, Retry-After parsing, full-jitter backoff bounds
- * and the sliding-window rate limiter.
+ * Pure parts of the client: the https-only base URL check and Retry-After parsing.
  */
-import { PlatformConfigError, RateLimiter, createPlatformClient, fullJitterDelay, parseBaseUrl, parseRetryAfter } from "../../src/platform";
+import { PlatformConfigError, createPlatformClient, parseBaseUrl, parseRetryAfter } from "../../src/platform";
 
 describe("parseBaseUrl", () => {
   it("should refuse a non-HTTPS base URL on a remote host (Only HTTPS is accepted)", () => {
@@ -35,37 +34,5 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
-  });
-});
-
-describe("fullJitterDelay", () => {
-  it("should stay within [0, min(max, base·2^(n-1))]", () => {
-    const o = { attempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };
-    expect(fullJitterDelay(1, o, () => 0.999)).toBeLessThan(100);
-    expect(fullJitterDelay(3, o, () => 0.999)).toBeCloseTo(399.6);
-    expect(fullJitterDelay(10, o, () => 1)).toBe(1000);
-    expect(fullJitterDelay(4, o, () => 0)).toBe(0);
-  });
-});
-
-describe("RateLimiter", () => {
-  it("should let max calls through at once and hold the next until the window slides", async () => {
-    const limiter = new RateLimiter({ max: 3, durationMs: 200 });
-    const t = performance.now();
-    const times: number[] = [];
-    await Promise.all([1, 2, 3, 4, 5].map(() => limiter.acquire().then((release) => (times.push(performance.now() - t), release()))));
-    expect(times.slice(0, 3).every((x) => x < 50)).toBe(true);
-    expect(times[3]).toBeGreaterThanOrEqual(199);
-    expect(times[4]).toBeGreaterThanOrEqual(199);
-  });
-
-  it("should start a slot's window when its call completes, not when it was sent", async () => {
-    const limiter = new RateLimiter({ max: 1, durationMs: 100 });
-    const t = performance.now();
-    const release = await limiter.acquire();
-    await new Promise((r) => setTimeout(r, 150));
-    release();
-    await limiter.acquire();
-    expect(performance.now() - t).toBeGreaterThanOrEqual(249);
   });
 });

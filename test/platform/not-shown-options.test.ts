@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => sim.close());
 
-const client = (o: Record<string, unknown> = {}) => createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEY, deploymentId: 1, retry: { attempts: 1 }, ...o });
+const client = (o: Record<string, unknown> = {}) => createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEY, deploymentId: 1, ...o });
 
 describe("platform SCIM path", () => {
   it("should send SCIM calls under scimPath (default /scim/v2)", async () => {
@@ -28,7 +28,7 @@ describe("platform SCIM path", () => {
 describe("message-bearing failure status", () => {
   it("should treat a configured 5xx as a validation failure (not retried), and other 5xx as transient", async () => {
     sim.setFaults({ errors: { next: 1, statuses: [503] } });
-    const strict = client({ messageFailureStatuses: [503], retry: { attempts: 3, baseDelayMs: 1 } });
+    const strict = client({ messageFailureStatuses: [503] });
     await expect(strict.scim.findUserByUserName("a@example.com")).rejects.toBeInstanceOf(ValidationError);
     await strict.close();
     sim.setFaults({ errors: { next: 1, statuses: [503] } });

@@ -10,7 +10,7 @@ let sim: RunningSimulator;
 let platform: PlatformClient;
 beforeEach(async () => {
   sim = await startTestSimulator();
-  platform = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEYS.unscoped, deploymentId: 1, pageSize: 3, memberBatchSize: 2 });
+  platform = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEYS.unscoped, deploymentId: 1, pageSize: 3, scimPageSize: 3, memberBatchSize: 2 });
 });
 afterEach(async () => {
   await platform.close();
@@ -19,7 +19,7 @@ afterEach(async () => {
 const counters = () => sim.state.snapshot().counters.endpoints;
 
 describe("ScimApi users", () => {
-  it("should list every user across pages of pageSize", async () => {
+  it("should list every user across pages of scimPageSize", async () => {
     for (let i = 0; i < 7; i++) await platform.scim.createUser({ userName: `user${i}@x.com` });
     const users = await platform.scim.listUsers();
     expect(users.map((u) => u.userName)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `user${i}@x.com`));

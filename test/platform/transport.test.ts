@@ -1,7 +1,7 @@
 /**
  * The client's transport against a real simulator over HTTP (no mocked transport): each error class,
- * Retry-After (seconds and HTTP-date), bounded retries with backoff, timeouts via the latency fault,
- * dropped connections, the concurrency cap, and log lines that carry no secret.
+ * Retry-After (seconds and HTTP-date), one attempt per call (BullMQ owns retries: test/sync/one-retry-layer),
+ * timeouts via the latency fault, dropped connections, the connection cap, and log lines that carry no secret.
  */
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/observability/logger";
@@ -17,7 +17,7 @@ afterEach(async () => {
   await sim.close();
 });
 function client(o: Partial<PlatformClientOptions> = {}) {
-  const c = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEYS.unscoped, deploymentId: 1, retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 }, ...o });
+  const c = createPlatformClient({ baseUrl: sim.baseUrl, apiKey: KEYS.unscoped, deploymentId: 1, ...o });
   clients.push(c);
   return c;
 }
@@ -46,7 +46,7 @@ describe("error classes", () => {
     await expect(c.scim.createUser({ userName: "A" })).rejects.toMatchObject({ constructor: ValidationError, status: 409, scimType: "uniqueness", message: "userName A already exists" });
   });
 
-  it("should throw RateLimitedError with retryAfterMs from Retry-After seconds, without retrying by default", async () => {
+  it("should throw RateLimitedError with retryAfterMs from Retry-After seconds, without retrying", async () => {
     sim.setFaults({ rateLimit: { max: 1, durationMs: 60_000, retryAfterSeconds: 7 } });
     const c = client();
     await c.deployments.list();
@@ -65,74 +65,48 @@ describe("error classes", () => {
     expect(err.retryAfterMs).toBeLessThanOrEqual(31_000);
   });
 
-  it("should throw TransientError with the status after the bounded retries are spent", async () => {
+  it("should throw TransientError with the status after one attempt", async () => {
     sim.setFaults({ errors: { rate: 1, statuses: [503] } });
     await expect(client().deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 503 });
-    expect(writes().faults.errors).toBe(3);
+    expect(writes().faults.errors).toBe(1);
   });
 });
 
-describe("retries", () => {
-  it("should retry transient errors and succeed within the attempts", async () => {
-    sim.setFaults({ errors: { next: 2, statuses: [500, 502] } });
-    expect(await client().deployments.list()).toHaveLength(2);
-    expect(writes().faults.errors).toBe(2);
-  });
-
-  it("should make exactly `attempts` tries", async () => {
-    sim.setFaults({ errors: { rate: 1 } });
-    await expect(client({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 2 } }).deployments.list()).rejects.toBeInstanceOf(TransientError);
-    expect(writes().faults.errors).toBe(5);
+describe("one attempt per call", () => {
+  it("should not retry a transient error (BullMQ retries the job)", async () => {
+    sim.setFaults({ errors: { next: 1, statuses: [502] } });
+    const c = client();
+    await expect(c.deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 502 });
+    expect(await c.deployments.list()).toHaveLength(2);
+    expect(writes().faults.errors).toBe(1);
+    expect(writes().endpoints["GET /v1/deployments"].reads).toBe(1); // the faulted call never reached the endpoint
   });
 
   it("should not retry a ValidationError", async () => {
     await expect(client().embed.generateSession({ deploymentId: 1, externalId: "a", userAttributes: [{ name: "nope", value: 1 }] })).rejects.toBeInstanceOf(ValidationError);
     expect(writes().endpoints["POST /v1/embed/generate-session"].writes).toBe(1);
   });
-
-  it("should honour Retry-After in seconds when retryRateLimited is set", async () => {
-    sim.setFaults({ rateLimit: { max: 1, durationMs: 800 } });
-    const c = client({ retryRateLimited: true });
-    await c.deployments.list();
-    const t = Date.now();
-    await c.deployments.list();
-    expect(Date.now() - t).toBeGreaterThanOrEqual(950);
-    expect(writes().faults.rateLimited).toBe(1);
-  });
-
-  it("should honour Retry-After as an HTTP-date when retryRateLimited is set", async () => {
-    sim.setFaults({ rateLimit: { max: 1, durationMs: 500, retryAfterFormat: "http-date" } });
-    const c = client({ retryRateLimited: true });
-    await c.deployments.list();
-    const t = Date.now();
-    await c.deployments.list();
-    expect(Date.now() - t).toBeGreaterThanOrEqual(500);
-    expect(writes().endpoints["GET /v1/deployments"].reads).toBe(2);
-  });
 });
 
 describe("connections", () => {
-  it("should time out a slow answer as TransientError TIMEOUT and retry it", async () => {
+  it("should time out a slow answer as TransientError TIMEOUT", async () => {
     // the answer comes after 300 ms; a TIMEOUT (not an answer) shows the call gave up at 80 ms (the time it
     // takes is a figure of bench/timing)
     sim.setFaults({ latency: { fixedMs: 300, jitterMs: 0 } });
-    const err = await client({ timeoutMs: 80, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).deployments.list().catch((e) => e);
+    const err = await client({ timeoutMs: 80 }).deployments.list().catch((e) => e);
     expect(err).toBeInstanceOf(TransientError);
     expect(err).toMatchObject({ status: 0, code: "TIMEOUT" });
   });
 
-  it("should treat a dropped connection as transient and recover on retry", async () => {
+  it("should treat a dropped connection as transient, and the next call goes through", async () => {
     sim.setFaults({ drop: { next: 1 } });
-    expect(await client().deployments.list()).toHaveLength(2);
+    const c = client();
+    await expect(c.deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 0 });
+    expect(await c.deployments.list()).toHaveLength(2);
     expect(writes().faults.dropped).toBe(1);
   });
 
-  it("should throw TransientError when every try is dropped", async () => {
-    sim.setFaults({ drop: { rate: 1 } });
-    await expect(client().deployments.list()).rejects.toMatchObject({ constructor: TransientError, status: 0 });
-  });
-
-  it("should keep at most maxConnections calls in flight", async () => {
+  it("should keep at most maxConnections calls in flight (the pool's connection cap)", async () => {
     sim.setFaults({ latency: { fixedMs: 100, jitterMs: 0 } });
     const c = client({ maxConnections: 2 });
     const t = Date.now();

@@ -12,7 +12,8 @@ afterAll(async () => e.close());
 
 describe("SyncRuntime.close", () => {
   it("should finish the active reconcile before resolving and leave queued ones for the next runtime", async () => {
-    e.sim.setFaults({ latency: { fixedMs: 600 } });
+    // one call (create-first) that lasts long enough for the second user to be queued behind it
+    e.sim.setFaults({ latency: { fixedMs: 1500 } });
     const active = await createUser(e, "wf", "finishing@example.com");
     await waitFor(async () => (await reconcileJobs(e, "wf", "user", active, ["active"])).length === 1, 5000, "an active reconcile");
     const queued = await createUser(e, "wf", "queued@example.com");

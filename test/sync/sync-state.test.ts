@@ -40,7 +40,7 @@ describe("sync state of a workforce user", () => {
   });
 
   it("should count attempts and keep the platform's last error while retrying, and clear both once synced", async () => {
-    e.sim.setFaults({ errors: { next: 2, statuses: [502] } }); // one job attempt: the try and the client's retry
+    e.sim.setFaults({ errors: { next: 1, statuses: [502] } }); // one job attempt: the transport makes one try
     const id = await createUser(e, "wf", "state.retry@example.com");
     const retrying = await waitFor(async () => {
       const s = await e.state.get("wf", "user", id);

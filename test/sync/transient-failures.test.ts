@@ -34,7 +34,9 @@ async function watch(id: string, timeoutMs = 10000): Promise<Seen[]> {
 
 describe("transient failures", () => {
   it("should retry 5xx answers with growing delays, recording each attempt, until the user syncs", async () => {
-    e.sim.setFaults({ errors: { next: 4, statuses: [500] } }); // two job attempts (a try and the client's retry each)
+    // one retry layer: the transport makes one call per job attempt, so two 500s cost exactly two job attempts
+    const before = (await e.simState()).counters.faults.errors ?? 0;
+    e.sim.setFaults({ errors: { next: 2, statuses: [500] } });
     const id = await createUser(e, "wf", "five.hundred@example.com");
     const seen = await watch(id);
     const retries = seen.filter((s) => s.status === "pending" && s.attempts > 0);
@@ -45,6 +47,7 @@ describe("transient failures", () => {
     expect(Date.parse(retries[1].at!) - Date.parse(retries[0].at!)).toBeGreaterThanOrEqual(50);
     expect(Date.parse(synced.syncedAt!) - Date.parse(retries[1].at!)).toBeGreaterThanOrEqual(100);
     expect((await waitReconcileJobs(e, "wf", "user", id))[0].attemptsMade).toBe(3);
+    expect((await e.simState()).counters.faults.errors - before).toBe(2);
   });
 
   it("should retry a dropped connection and sync", async () => {

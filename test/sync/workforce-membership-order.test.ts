@@ -1,7 +1,7 @@
 /**
  * Issue 4 §3: memberships are applied "never before both sides exist on the platform (a membership waiting
- * for a user is retried when that user syncs, not lost)". The user's first reconcile fails (two injected
- * 503s, its one try and the client's retry); with a directory concurrency of 1 and a 0.5–1 s backoff the
+ * for a user is retried when that user syncs, not lost)". The user's first reconcile fails (one injected
+ * 503: the transport makes one try per job attempt); with a directory concurrency of 1 and a 0.5–1 s backoff the
  * group's reconcile runs meanwhile and must leave the membership waiting, not send a member the platform
  * does not have (the simulator would answer 400) and not drop it. Directory `wf-par` (4 at a time) covers
  * a membership added while the user's first reconcile is running, after it read the user's groups.
@@ -20,7 +20,7 @@ afterEach(() => { e.sim.setFaults({}); });
 
 describe("workforce target: membership order", () => {
   it("should leave a membership waiting while its user has no platform id and apply it when the user syncs", async () => {
-    e.sim.setFaults({ errors: { next: 2, statuses: [503] } });
+    e.sim.setFaults({ errors: { next: 1, statuses: [503] } });
     const uid = await createUser(e, "wf", "late.member@example.com");
     const gid = await createGroup(e, "wf", "Waits For Member", [uid]);
 
@@ -42,10 +42,15 @@ describe("workforce target: membership order", () => {
   });
 
   it("should apply a membership added while the user's first reconcile runs, after the group already synced without it", async () => {
-    // the group exists on the platform already, so its reconcile (one GET, then adopt) outruns the user's (GET + POST)
+    // both exist on the platform already, so the group's reconcile (POST answered 409, GET, adopt) outruns
+    // the user's (POST answered 409, GET, PUT)
     await fetch(`${e.sim.baseUrl}/scim/v2/Groups`, {
       method: "POST", headers: { authorization: `Bearer ${PLATFORM_KEY}`, "content-type": "application/scim+json" },
       body: JSON.stringify({ displayName: "Joined Mid-Reconcile" }),
+    });
+    await fetch(`${e.sim.baseUrl}/scim/v2/Users`, {
+      method: "POST", headers: { authorization: `Bearer ${PLATFORM_KEY}`, "content-type": "application/scim+json" },
+      body: JSON.stringify({ userName: "mid.reconcile@example.com" }),
     });
     e.sim.setFaults({ latency: { fixedMs: 400 } });
     const uid = await createUser(e, "wf-par", "mid.reconcile@example.com");

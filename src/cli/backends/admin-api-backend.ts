@@ -5,6 +5,7 @@
  */
 import type { DirectoryStatus } from "../../admin/directory-status";
 import type { PlanReport, ResyncProgress } from "../../sync/resync";
+import type { HandoverResult } from "../../sync/ownership-handover";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** The admin API answered something the command cannot go on with. */
@@ -54,6 +55,11 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
     readPlan: async (dir) => {
       const r = await call("GET", `${dirPath(dir)}/resync/plan`);
       return r.status === 404 ? undefined : expectOk(r, `GET /admin${dirPath(dir)}/resync/plan`) as PlanReport;
+    },
+    handOver: async (req, by) => {
+      const r = await call("POST", "/ownership/handover", { ...req, by });
+      if (r.status === 400 || r.status === 409) return { ok: false, status: r.status, error: (r.body as { error: string }).error };
+      return { ok: true, ...(expectOk(r, "POST /admin/ownership/handover") as Omit<Extract<HandoverResult, { ok: true }>, "ok">) };
     },
     answerResync: async (dir, action, by) => {
       const r = await call("POST", `${dirPath(dir)}/resync/${action}`, { by });

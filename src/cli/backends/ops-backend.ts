@@ -7,6 +7,7 @@ import type { DirectoryStatus } from "../../admin/directory-status";
 import type { PlanReport, ResyncProgress } from "../../sync/resync";
 import type { AnswerResult } from "../../sync/resync-confirm";
 import type { PlanItem } from "../../sync/resync-plan";
+import type { HandoverRequest, HandoverResult } from "../../sync/ownership-handover";
 
 export interface OpsBackend {
   /** Every directory's status. */
@@ -25,6 +26,8 @@ export interface OpsBackend {
   answerResync(dir: string, action: "confirm" | "cancel", by: string): Promise<AnswerResult>;
   /** Starts a resync; resolves with the running one instead when one was already running. */
   requestResync(dir: string): Promise<{ running?: ResyncProgress }>;
+  /** Hands a platform resource over to another directory of its account. */
+  handOver(req: HandoverRequest, by: string): Promise<HandoverResult>;
   close(): Promise<void>;
 }
 

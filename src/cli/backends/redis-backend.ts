@@ -8,6 +8,7 @@ import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
 import { readPlan, readResync } from "../../sync/resync";
 import { answerResync, readHeld } from "../../sync/resync-confirm";
+import { handOver } from "../../sync/ownership-handover";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
@@ -42,6 +43,7 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
       return plan;
     },
     readPlan: (dir) => readPlan(redis, config.redis.keyPrefix, dir),
+    handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues }, req, by),
     answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues }, dir, action, by),
     requestResync: async (dir) => {
       await c.queues.enqueueResync(dir, "cli");

@@ -39,7 +39,7 @@ async function checkKey(d: DirectoryConfig, i: number, env: NodeJS.ProcessEnv): 
   const { apiKeyEnv, deploymentId, baseUrl, allowPlainHttp, timeoutMs } = d.platform;
   let client;
   try {
-    client = createPlatformClient({ baseUrl, allowPlainHttp, apiKey, deploymentId, timeoutMs, retry: { attempts: 2 } });
+    client = createPlatformClient({ baseUrl, allowPlainHttp, apiKey, deploymentId, timeoutMs });
   } catch {
     return undefined; // a URL the client refuses is reported offline
   }

@@ -1,7 +1,7 @@
 /**
  * 429 from the platform. `retryAfterMs` comes from `Retry-After` (delay-seconds or an HTTP-date, RFC 9110
- * §10.2.3); undefined when the header is absent or unreadable. Not retried by the client unless
- * `retryRateLimited` is set: the sync engine pauses the whole directory instead.
+ * §10.2.3); undefined when the header is absent or unreadable. Never retried by the client: the sync engine
+ * holds the whole directory's queue for Retry-After instead, without spending an attempt.
  */
 import { PlatformError } from "./platform-error";
 

@@ -162,6 +162,15 @@ for _, v in ipairs(order) do
 end
 for s = 1, #dels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(#dels, s + BATCH - 1))) end
 for s = 1, #sets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(#sets, s + 2 * BATCH - 1))) end
+-- the members whose membership changed, for the group's reconcile (the delta is not lost between the
+-- request and the reconcile: groupMemberDelta-1.lua), scored with a change number; one ZADD per BATCH
+if #dels > 0 or #sets > 0 then
+  local seq = redis.call('INCR', P .. 's:gcseq')
+  local touched = {}
+  for _, v in ipairs(dels) do touched[#touched + 1] = seq; touched[#touched + 1] = v end
+  for s = 1, #sets, 2 do touched[#touched + 1] = seq; touched[#touched + 1] = sets[s] end
+  for s = 1, #touched, 2 * BATCH do redis.call('ZADD', P .. 's:gc:' .. id, unpack(touched, s, math.min(#touched, s + 2 * BATCH - 1))) end
+end
 -- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
 -- left, applied later in the background and by any script before it reads the index
 -- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member

@@ -94,3 +94,14 @@ export function embedDeprovisionRequest(dir: DirectoryConfig, externalId: string
     ...definitions(dir, embed, []),
   };
 }
+
+/**
+ * What to add to the platform's `cannot change type` (issue 14 §4: name the attribute and the mapping entry
+ * that sent it). The platform's message names neither, so the mapping entries the request defined are
+ * named: the one when there is one, else each candidate.
+ */
+export function typeConflictDetail(embed: EmbedConfig): string {
+  const entries = embed.attributeMapping.map((m, i) => `user attribute "${m.name}" as ${m.type} (embed.attributeMapping[${i}], from SCIM ${m.scim})`);
+  if (entries.length === 1) return `the platform already defines ${entries[0]} with another type; change that entry's type to the platform's, or rename the attribute`;
+  return `the platform already defines one of these with another type: ${entries.join("; ")}; change that entry's type to the platform's, or rename the attribute`;
+}

@@ -9,6 +9,8 @@
 import type { ReconcileContext, Outcome } from "../context";
 import { WaitError } from "../context";
 import { embedGroupName } from "../mapping/embed-user";
+import { claimPlatformName, releasePlatformName } from "../name-conflicts";
+import { ensureOwned, forgetOwned } from "../ownership-guard";
 
 /** Members (SCIM user ids) whose applied groups still contain `name`. */
 async function stillCarrying(c: ReconcileContext, userIds: string[], name: string): Promise<string[]> {
@@ -28,9 +30,16 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   const desired = await c.groups.get(dirId, id, false);
   const st = await c.state.get(dirId, "group", id);
   const appliedKey = c.state.appliedMembersKey(dirId, id);
+  // the SCIM writes mark changed members for workforce group reconciles; an embed group diffs itself
+  await c.state.redisDel(c.state.changedMembersKey(dirId, id));
   const applied = await c.state.members(appliedKey);
   const name = desired ? embedGroupName(String(desired.body.displayName), c.dir.embed!) : undefined;
   const members = desired ? await c.groups.memberValues(dirId, id) : [];
+
+  // another IdP group of this directory mapping to the same embed-tenant group is never merged into this one
+  const claimed = name ? await claimPlatformName(c, "g", id, name) : undefined;
+  // an embed-tenant group another directory sharing the tenant manages is never joined, changed or deleted
+  if (name) await ensureOwned(c, "group", name);
 
   // ask the members whose groups change to reconcile
   const memberSet = new Set(members);
@@ -45,10 +54,13 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   if (old && (!desired || renamed)) {
     const waiting = await stillCarrying(c, [...new Set([...applied, ...members])], old);
     if (waiting.length) throw new WaitError(`waiting for ${waiting.length} member(s) to leave embed group "${old}"`);
+    await ensureOwned(c, "group", old);
     const group = await c.platform.embed.findGroupByName(tenant, old);
     if (group) await c.platform.embed.deleteGroup(tenant, group.id);
+    await forgetOwned(c, "group", old);
     outcome = desired ? "updated" : "deleted";
   }
+  if (!desired || !name) await releasePlatformName(c, "g", id);
   if (!desired) {
     await c.state.remove(dirId, "group", id);
     return outcome === "unchanged" ? "deleted" : outcome;
@@ -56,5 +68,6 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   await c.state.update(dirId, "group", id, {
     appliedName: name, status: "synced", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed?.settle();
   return outcome;
 }

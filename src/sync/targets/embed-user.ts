@@ -8,8 +8,17 @@
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError } from "../context";
 import { atWarningLevel } from "../external-user-usage";
-import { embedDeprovisionRequest, embedExternalId, embedGroupName, embedUserRequest } from "../mapping/embed-user";
+import { ValidationError } from "../../platform";
+import { embedDeprovisionRequest, embedExternalId, embedUserRequest, typeConflictDetail } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
+import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../name-conflicts";
+import { ensureOwned } from "../ownership-guard";
+
+/** The platform's `cannot change type`, word for word, followed by the mapping entries that sent the type. */
+function withTypeConflictDetail(err: unknown, embed: NonNullable<ReconcileContext["dir"]["embed"]>): unknown {
+  if (!(err instanceof ValidationError) || !/cannot change type/i.test(err.message) || !embed.attributeMapping.length) return err;
+  return new ValidationError(err.status, `${err.message}: ${typeConflictDetail(embed)}`, err.requestId, err.scimType);
+}
 
 /** True for a platform answer of 4xx: the request was refused, nothing was written. */
 function isRefused(err: unknown): boolean {
@@ -29,6 +38,7 @@ async function deprovision(c: ReconcileContext, id: string, externalId: string |
   const req = embedDeprovisionRequest(c.dir, ext!);
   const hash = payloadHash(req);
   if (st.status === "deprovisioned" && st.hash === hash && !st.drift) return "unchanged";
+  await ensureOwned(c, "user", ext!);
   await c.platform.embed.generateSession(req);
   await c.state.update(dirId, "user", id, {
     hash, status: "deprovisioned", appliedGroups: "[]", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
@@ -41,20 +51,34 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   const dirId = c.dir.id;
   const embed = c.dir.embed!;
   const desired = await c.users.get(dirId, id);
-  if (!desired || desired.body.active === false) return deprovision(c, id, desired ? embedExternalId(desired, embed) : undefined);
+  if (!desired) {
+    const outcome = await deprovision(c, id, undefined);
+    await releasePlatformName(c, "u", id);
+    return outcome;
+  }
+  if (desired.body.active === false) return deprovision(c, id, embedExternalId(desired, embed));
 
   const externalId = embedExternalId(desired, embed);
   if (!externalId) throw new MappingError(`user has no value for ${embed.externalIdAttribute}, which the directory maps to the platform externalId`);
+  // another IdP user of this directory with the same externalId is never merged into this one's external user
+  const claimed = await claimPlatformName(c, "u", id, externalId);
   const st = await c.state.get(dirId, "user", id);
   if (st.externalId && st.externalId !== externalId) {
     // the user's externalId changed (e.g. a userName rename): clear the old external user first
+    await ensureOwned(c, "user", st.externalId);
     await c.platform.embed.generateSession(embedDeprovisionRequest(c.dir, st.externalId));
   }
-  const groupNames = desired.groups.map((g) => embedGroupName(g.display, embed)).filter((n): n is string => !!n);
+  // only the names its own groups hold: a group refused its name (conflict) adds nobody to the other's
+  const groupNames = await claimedGroupNames(c, desired.groups);
   const req = embedUserRequest(c.dir, desired, externalId, groupNames);
   const hash = payloadHash(req);
-  if (st.externalId === externalId && st.hash === hash && st.status === "synced" && !st.drift) return "unchanged";
+  if (st.externalId === externalId && st.hash === hash && st.status === "synced" && !st.drift) {
+    await claimed.settle();
+    return "unchanged";
+  }
 
+  // an external user another directory of this account manages is never taken over
+  await ensureOwned(c, "user", externalId);
   const { usage, added } = await c.usage.reserve(c.dir.platform.baseUrl, externalId, embed.externalUserLimit);
   if (atWarningLevel(usage, embed.externalUserLimit) && st.externalId !== externalId) {
     c.logger.warn({ directory: dirId, usage, limit: embed.externalUserLimit }, "external users at 90% or more of the account limit");
@@ -64,12 +88,13 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   } catch (err) {
     // a 4xx answer means the platform refused before writing: the user it did not create must not count
     if (added && isRefused(err)) await c.usage.release(c.dir.platform.baseUrl, externalId);
-    throw err;
+    throw withTypeConflictDetail(err, embed);
   }
   if (req.groups?.length) await c.state.trackEmbedGroups(dirId, req.groups);
   await c.state.update(dirId, "user", id, {
     externalId, hash, status: "synced", appliedGroups: JSON.stringify(req.groups), attempts: 0, lastError: undefined,
     drift: undefined, syncedAt: new Date().toISOString(),
   });
+  await claimed.settle();
   return st.externalId ? "updated" : "created";
 }

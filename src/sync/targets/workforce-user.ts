@@ -1,7 +1,9 @@
 /**
  * Workforce target, users: the desired SCIM user becomes an internal platform user through the
- * platform's SCIM API. Created, or adopted when a platform user with the same userName exists (never
- * duplicated); replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
+ * platform's SCIM API. Created first (no read before a write that usually succeeds); when the platform
+ * answers 409 `uniqueness` (a platform user with the same userName exists) that user is looked up once and
+ * adopted (never duplicated). The platform id is kept in the sync state, so it is never looked up again.
+ * Replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
  * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
  * A reconcile whose payload equals the last one applied makes no call.
  */
@@ -9,6 +11,7 @@ import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { workforceUserPayload } from "../mapping/workforce-user";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 const GONE = "deleted";
 
@@ -20,8 +23,10 @@ async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outc
     return "unchanged";
   }
   if (st.status === "deprovisioned" && st.hash === GONE && !st.drift) return "unchanged";
+  await ensureOwned(c, "user", st.platformId);
   if (c.dir.workforce.onUserDelete === "delete") {
     await c.platform.scim.deleteUser(st.platformId);
+    await forgetOwned(c, "user", st.platformId);
   } else {
     try {
       await c.platform.scim.deactivateUser(st.platformId);
@@ -48,6 +53,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   let outcome: Outcome = "updated";
   if (platformId) {
+    await ensureOwned(c, "user", platformId, String(payload.userName));
     try {
       await c.platform.scim.replaceUser(platformId, payload);
     } catch (err) {
@@ -56,19 +62,17 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     }
   }
   if (!platformId) {
-    // adopt a platform user with the same userName rather than duplicate it
-    let existing = await c.platform.scim.findUserByUserName(String(payload.userName));
-    if (!existing) {
-      try {
-        platformId = (await c.platform.scim.createUser(payload)).id;
-        outcome = "created";
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-        existing = await c.platform.scim.findUserByUserName(String(payload.userName));
-        if (!existing) throw err;
-      }
-    }
-    if (existing) {
+    try {
+      platformId = (await c.platform.scim.createUser(payload)).id;
+      await recordOwned(c, "user", platformId);
+      outcome = "created";
+    } catch (err) {
+      // "409 uniqueness": adopt the platform user with the same userName rather than duplicate it, and
+      // only when no other directory of this platform account manages it
+      if (!isConflict(err)) throw err;
+      const existing = await c.platform.scim.findUserByUserName(String(payload.userName));
+      if (!existing) throw err;
+      await ensureOwned(c, "user", existing.id, String(payload.userName));
       await c.platform.scim.replaceUser(existing.id, payload);
       platformId = existing.id;
     }
@@ -79,17 +83,19 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
   });
   // memberships that waited for this user's platform id can be applied now, and a deactivation or
-  // reactivation takes the user out of or back into its platform groups. The groups are read again after
-  // the state write: a group that took the user in after `desired` was read, and reconciled before the
-  // platform id was written, would otherwise wait for a member nobody tells it about.
+  // reactivation takes the user out of or back into its platform groups: the user is marked changed in
+  // each of its groups. The groups are read again after the state write: a group that took the user in
+  // after `desired` was read, and reconciled before the platform id was written, would otherwise wait for
+  // a member nobody tells it about. Only groups with no change pending yet get a reconcile asked for (one
+  // that is pending will see this user too), so syncing a user costs no job per group.
   if (platformId !== st.platformId || st.status !== status) {
-    const groups = (await c.users.get(dirId, id))?.groups ?? desired.groups;
+    const groups = ((await c.users.get(dirId, id))?.groups ?? desired.groups).map((g) => g.value);
     // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
     // groups must add it again, so it leaves their applied sets before they reconcile
     if (st.platformId && platformId !== st.platformId) {
-      for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g.value), [], [id]);
+      for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g), [], [id]);
     }
-    for (const g of groups) await c.enqueue("group", g.value);
+    for (const g of await c.state.markMemberChanged(dirId, id, groups)) await c.enqueue("group", g);
   }
   if (payload.active === false && outcome === "updated") return "deactivated";
   return outcome;

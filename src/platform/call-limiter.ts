@@ -1,0 +1,10 @@
+/**
+ * What the transport asks before each call: permission to send it now. The one implementation is the
+ * shared Redis limiter of the sync engine (src/sync/shared-rate-limiter.ts); the transport itself has no
+ * throttle but the undici pool's connection cap.
+ */
+
+/** Hands out permission to send one call, and takes back the release once the call completed. */
+export interface CallLimiter {
+  acquire(): Promise<() => void>;
+}

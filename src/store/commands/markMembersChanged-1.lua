@@ -1,0 +1,26 @@
+--[[
+  A user's reconcile changed what its groups should hold on the platform (it got or lost its platform id,
+  or was deactivated or reactivated): adds the user to each group's changed set <P>s:gc:<g> (a ZSET scored
+  with a change number from <P>s:gcseq, so a reconcile settles only the changes it looked at).
+
+  Returns the groups whose changed set was empty: only those need a reconcile asked for. A non-empty set
+  already has a reconcile coming that has not settled it yet, and that reconcile asks for another run when
+  members are still waiting after it settled (settleGroupMembers), so nothing is lost. This is what keeps
+  a user's sync from adding a follow-up job per group (issue 11 item 6).
+
+  Input:
+    KEYS[1]  <P>users (anchor)
+    ARGV[1]  <P>
+    ARGV[2]  user id
+    ARGV[3…] group ids
+]]
+local P, id = ARGV[1], ARGV[2]
+local out = {}
+local seq = redis.call('INCR', P .. 's:gcseq')
+for i = 3, #ARGV do
+  local key = P .. 's:gc:' .. ARGV[i]
+  local before = redis.call('ZCARD', key)
+  redis.call('ZADD', key, seq, id)
+  if before == 0 then out[#out + 1] = ARGV[i] end
+end
+return out

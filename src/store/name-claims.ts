@@ -1,0 +1,97 @@
+/**
+ * Claims on platform names within one directory (issue 10 item 2): the platform needs unique group names
+ * (workforce groups; embed-tenant groups are addressed by name) and an embed external user is addressed
+ * by its externalId, while SCIM lets two groups share a displayName (RFC 7643 §4.2: uniqueness "none")
+ * and two users share the attribute an embed directory maps to externalId. The first resource to claim a
+ * name holds it; another that maps to the same name is refused (its sync fails, naming both) and waits;
+ * when the holder lets the name go (renamed, deleted) the waiters are handed back to be reconciled.
+ *
+ * Keys (P = `<keyPrefix>:{<directoryId>}:`, <space> = "g" for group names, "u" for embed externalIds):
+ *   P s:claim:<space>            HASH  lower(name) → id of the resource holding it
+ *   P s:claimed:<space>          HASH  id → lower(name) it holds
+ *   P s:claim-wait:<space>:<n>   SET   ids refused the name <n> (lower), to reconcile when it is free
+ */
+import type { Redis } from "ioredis";
+import { DirectoryKeys } from "./keys";
+
+export type ClaimSpace = "g" | "u";
+
+/*
+  KEYS[1] byName, KEYS[2] byId, KEYS[3] wait set of the name
+  ARGV[1] id, ARGV[2] name (lower), ARGV[3] holder that may be displaced ("" none)
+  Output: {1, the name the id held before or ""} when the id holds the name (it keeps the one before until
+  `letGo`); {0, holder} when another holds it.
+*/
+const CLAIM = `
+local h = redis.call('HGET', KEYS[1], ARGV[2])
+if h and h ~= ARGV[1] and h ~= ARGV[3] then
+  redis.call('SADD', KEYS[3], ARGV[1])
+  return {0, h}
+end
+if h and h ~= ARGV[1] and redis.call('HGET', KEYS[2], h) == ARGV[2] then redis.call('HDEL', KEYS[2], h) end
+local old = redis.call('HGET', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('SREM', KEYS[3], ARGV[1])
+if old and old ~= ARGV[2] then return {1, old} end
+return {1, ''}`;
+
+/*
+  KEYS[1] byName, KEYS[2] byId; ARGV[1] id, ARGV[2] name (lower; "" the one it holds, forgetting the id)
+  Output: the name let go ("" none).
+*/
+const LET_GO = `
+local name = ARGV[2]
+if name == '' then
+  name = redis.call('HGET', KEYS[2], ARGV[1])
+  if not name then return '' end
+  redis.call('HDEL', KEYS[2], ARGV[1])
+end
+if redis.call('HGET', KEYS[1], name) == ARGV[1] then
+  redis.call('HDEL', KEYS[1], name)
+  return name
+end
+return ''`;
+
+export type ClaimResult = { ok: true; previous?: string } | { ok: false; holder: string };
+
+/** Name claims of every directory. */
+export class NameClaims {
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+
+  private keys(dir: string, space: ClaimSpace, name = ""): [string, string, string] {
+    const p = new DirectoryKeys(this.keyPrefix, dir).prefix;
+    return [`${p}s:claim:${space}`, `${p}s:claimed:${space}`, `${p}s:claim-wait:${space}:${name}`];
+  }
+
+  /**
+   * Claims `name` for `id`; `displace`: a holder known to no longer want it. The name the id held before
+   * stays held (so nobody takes it while the platform still carries it) until `letGo`.
+   */
+  async claim(dir: string, space: ClaimSpace, id: string, name: string, displace = ""): Promise<ClaimResult> {
+    const lower = name.toLowerCase();
+    const [n, i, w] = this.keys(dir, space, lower);
+    const [ok, v] = (await this.redis.eval(CLAIM, 3, n, i, w, id, lower, displace)) as [number, string];
+    if (!ok) return { ok: false, holder: v };
+    return v ? { ok: true, previous: v } : { ok: true };
+  }
+
+  /** Lets go of `name` if `id` holds it, or (no name) of the name it holds; resolves with the name let go. */
+  async letGo(dir: string, space: ClaimSpace, id: string, name = ""): Promise<string | undefined> {
+    const [n, i] = this.keys(dir, space);
+    return ((await this.redis.eval(LET_GO, 2, n, i, id, name.toLowerCase())) as string) || undefined;
+  }
+
+  /** The holders of names (lower-cased), in order (undefined where none). */
+  async holders(dir: string, space: ClaimSpace, names: string[]): Promise<Array<string | undefined>> {
+    if (!names.length) return [];
+    return (await this.redis.hmget(this.keys(dir, space)[0], ...names.map((x) => x.toLowerCase()))).map((v) => v ?? undefined);
+  }
+
+  /** The ids refused `name` while it was held, forgotten as they are returned (to be reconciled now). */
+  async takeWaiters(dir: string, space: ClaimSpace, name: string): Promise<string[]> {
+    const w = this.keys(dir, space, name.toLowerCase())[2];
+    const [[, ids]] = (await this.redis.multi().smembers(w).del(w).exec()) as [[Error | null, string[]], unknown];
+    return ids;
+  }
+}

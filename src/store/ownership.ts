@@ -1,0 +1,73 @@
+/**
+ * Which directory manages each platform resource (issue 9 item 8). Directories pointed at one platform
+ * account (the same `platform.baseUrl`: two IdPs of one company, a move from Okta to Entra) would
+ * otherwise adopt each other's same-named users and groups, and one directory's resync could deprovision
+ * what the other manages. The first directory to create or adopt a resource owns it; another never
+ * adopts, changes or deprovisions it (its item fails naming the owner) until an operator hands it over.
+ *
+ * Keys (account-wide, like the external-user count; A = `<keyPrefix>:acct:<sha1(baseUrl)>:`):
+ *   A owner:<space>   HASH  resource key → directory id
+ * where <space> is "u" (workforce platform user id), "g" (workforce platform group id), "eu" (embed
+ * externalId: external users are account-wide) or "eg:<tenant>" (embed-tenant group name, lower-cased).
+ */
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
+export type OwnerSpace = "u" | "g" | "eu" | `eg:${string}`;
+
+/*
+  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] directory
+  Takes the resource for the directory when nobody owns it. Output: its owner.
+*/
+const CLAIM = `
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('HGET', KEYS[1], ARGV[1])`;
+
+/*
+  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] directory
+  Forgets the owner if it is the directory (the resource is gone). Output: 1 when forgotten.
+*/
+const FORGET = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0`;
+
+/*
+  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] to, ARGV[3] expected owner ("" any)
+  Output: {1, previous owner or ""} when handed over; {0, current owner} when the expected owner is not it.
+*/
+const HAND_OVER = `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' and cur ~= ARGV[3] then return {0, cur or ''} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {1, cur or ''}`;
+
+/** Owners of platform resources, per platform account. */
+export class Ownership {
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {}
+
+  key(baseUrl: string, space: OwnerSpace): string {
+    return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:owner:${space}`;
+  }
+
+  /** The owner of a resource, taking it for `dir` when nobody owns it. */
+  async claim(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<string> {
+    return (await this.redis.eval(CLAIM, 1, this.key(baseUrl, space), resource, dir)) as string;
+  }
+
+  /** Owners of many resources, in order (undefined where none). */
+  async owners(baseUrl: string, space: OwnerSpace, resources: string[]): Promise<Array<string | undefined>> {
+    if (!resources.length) return [];
+    return (await this.redis.hmget(this.key(baseUrl, space), ...resources)).map((v) => v ?? undefined);
+  }
+
+  /** Forgets the owner of a resource that is gone, if `dir` owns it. */
+  async forget(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<void> {
+    await this.redis.eval(FORGET, 1, this.key(baseUrl, space), resource, dir);
+  }
+
+  /** Hands a resource to `to` (only from `from` when given). */
+  async handOver(baseUrl: string, space: OwnerSpace, resource: string, to: string, from = ""): Promise<{ ok: boolean; owner?: string }> {
+    const [ok, v] = (await this.redis.eval(HAND_OVER, 1, this.key(baseUrl, space), resource, to, from)) as [number, string];
+    return { ok: ok === 1, owner: v || undefined };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The operator's explicit hand-over of a platform resource from one directory to another (issue 9 item
+ * 8), shared by the admin API (`POST /admin/ownership/handover`) and the CLI (`scim-bridge handover`).
+ * The receiving directory's items that failed on the ownership conflict are queued again, so they adopt
+ * the resource now; the directory it was taken from fails with a conflict naming the new owner if it
+ * touches it again.
+ */
+import type { Logger } from "pino";
+import type { Config, DirectoryConfig } from "../config/schema";
+import { Ownership, type OwnerSpace, type SyncStateStore } from "../store";
+import { retryFailed } from "./directory-control";
+import type { SyncQueues } from "./queues";
+
+export interface HandoverRequest {
+  /** "u" / "g" (workforce platform user / group id), "eu" (embed externalId), "eg:<tenant>" (embed-tenant group name). */
+  space: string;
+  resource: string;
+  to: string;
+  /** Only when this directory owns it now. */
+  from?: string;
+}
+
+export type HandoverResult =
+  | { ok: true; space: OwnerSpace; resource: string; from: string | null; to: string; requeued: number }
+  | { ok: false; status: 400 | 409; error: string };
+
+export interface HandoverDeps {
+  config: Config;
+  redis: import("ioredis").Redis;
+  state: SyncStateStore;
+  queues: SyncQueues;
+  logger?: Logger;
+}
+
+/** The owner spaces a directory's resources live in. */
+function spacesOf(d: DirectoryConfig): string[] {
+  return d.target === "workforce" ? ["u", "g"] : ["eu", `eg:${d.embed!.tenantName}`];
+}
+
+/** Hands `resource` over to `to`; `who` is recorded in the log. */
+export async function handOver(d: HandoverDeps, req: HandoverRequest, who: string): Promise<HandoverResult> {
+  const to = d.config.directories.find((x) => x.id === req.to);
+  if (!to) return { ok: false, status: 400, error: `unknown directory "${req.to}"` };
+  if (!spacesOf(to).includes(req.space)) {
+    return { ok: false, status: 400, error: `space must be one of ${spacesOf(to).map((s) => `"${s}"`).join(", ")} for directory "${to.id}"` };
+  }
+  if (!req.resource || req.resource.length > 1024) return { ok: false, status: 400, error: "resource must be the platform id, externalId or group name (1–1024 characters)" };
+  if (req.from !== undefined) {
+    const from = d.config.directories.find((x) => x.id === req.from);
+    if (!from) return { ok: false, status: 400, error: `unknown directory "${req.from}"` };
+    if (from.platform.baseUrl !== to.platform.baseUrl) return { ok: false, status: 400, error: `directories "${from.id}" and "${to.id}" are on different platform accounts` };
+  }
+  const space = req.space as OwnerSpace;
+  const resource = space.startsWith("eg:") ? req.resource.toLowerCase() : req.resource;
+  const r = await new Ownership(d.redis, d.config.redis.keyPrefix).handOver(to.platform.baseUrl, space, resource, to.id, req.from ?? "");
+  if (!r.ok) return { ok: false, status: 409, error: `${resource} is managed by ${r.owner ? `directory "${r.owner}"` : "no directory"}, not "${req.from}"` };
+  const waiting = [];
+  for (const it of await d.state.inStatus(to.id, "failed")) {
+    const st = await d.state.get(to.id, it.kind, it.id);
+    if (st.lastError?.startsWith("ownership conflict") && st.lastError.includes(` ${req.resource} `)) waiting.push(it);
+  }
+  const requeued = await retryFailed(d.state, to.id, (kind, id) => d.queues.enqueue(to.id, kind, id), waiting);
+  d.logger?.warn({ space, resource, from: r.owner ?? null, to: to.id, by: who, requeued }, "platform resource handed over");
+  return { ok: true, space, resource, from: r.owner ?? null, to: to.id, requeued };
+}

@@ -1,0 +1,82 @@
+/**
+ * Issue 11 item 2: "Group reconcile costs O(change)." The delta is computed inside Redis from the members
+ * that changed since the group's last reconcile (groupMemberDelta-1.lua), so:
+ *   - a reconcile that runs after several PATCHes applies exactly their net difference (the SCIM layer's
+ *     member delta is not lost on the way), in one add and one remove call;
+ *   - a one-member change to a 50,000-member group looks at that member only (a probe of 50,000 members
+ *     that a full diff would send shows it) and sends one member to the platform.
+ */
+import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
+import { createGroup, createUser, endpointCalls, simGroup, simUser, waitIdle, waitStatus } from "../helpers/sync-wait";
+
+let e: SyncEnv;
+beforeAll(async () => { e = await startSyncEnv(); });
+afterAll(async () => e.close());
+
+const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+const patch = (gid: string, Operations: object[]) => e.scim("wf").patch(`/Groups/${gid}`, { schemas: [PATCH_OP], Operations });
+const pidsOf = async (names: string[]) => Promise.all(names.map(async (n) => (await simUser(e, n))!.id));
+
+describe("group reconcile: O(change)", () => {
+  it("should apply exactly the net difference of several PATCHes made before the group's reconcile runs", async () => {
+    const names = ["nd.a@example.com", "nd.b@example.com", "nd.c@example.com", "nd.d@example.com", "nd.e@example.com"];
+    const [a, b, c, d, x] = await Promise.all(names.map((n) => createUser(e, "wf", n)));
+    for (const id of [a, b, c, d, x]) await waitStatus(e, "wf", "user", id, "synced");
+    const gid = await createGroup(e, "wf", "Net Delta", [a, b, c]);
+    await waitStatus(e, "wf", "group", gid, "synced");
+    await waitFor(async () => (await simGroup(e, "Net Delta"))?.members.length === 3, 10000, "the group's first members on the platform");
+    await waitIdle(e, "wf");
+
+    // the reconciles wait while the IdP sends several PATCHes
+    await e.queues.queue("wf").pause();
+    expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: d }, { value: x }] }])).status);
+    expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: `members[value eq "${a}"]` }])).status);
+    expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: `members[value eq "${x}"]` }])).status);
+    expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: a }] }, { op: "remove", path: `members[value eq "${b}"]` }])).status);
+    const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
+    await e.queues.queue("wf").resume();
+
+    // net: +d −b (a left and came back, x came and left)
+    const want = (await pidsOf(["nd.a@example.com", "nd.c@example.com", "nd.d@example.com"])).sort();
+    await waitFor(async () => {
+      const members = (await simGroup(e, "Net Delta"))?.members.map((m) => m.value).sort();
+      return JSON.stringify(members) === JSON.stringify(want) ? true : undefined;
+    }, 10000, "the net difference on the platform");
+    await waitIdle(e, "wf");
+    expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(2); // one add (d), one remove (b)
+    expect((await e.state.members(e.state.appliedMembersKey("wf", gid))).sort()).toEqual([a, c, d].sort());
+    expect(await e.redis.zcard(e.state.changedMembersKey("wf", gid))).toBe(0);
+  });
+
+  it("should look at one member and send one member when one member joins a 50,000-member group", async () => {
+    const gid = await createGroup(e, "wf", "Fifty Thousand");
+    await waitStatus(e, "wf", "group", gid, "synced");
+    const joiner = await createUser(e, "wf", "joiner@example.com");
+    await waitStatus(e, "wf", "user", joiner, "synced");
+    await waitIdle(e, "wf");
+
+    // 50,000 members seeded straight into the store as a probe: SCIM members with platform ids that are
+    // NOT in the applied set. A reconcile that looked at every member would send all 50,000 to the platform
+    // (which does not know these ids and would refuse them); one that looks at what changed sends one.
+    const P = `${e.prefix}:{wf}:`;
+    const N = 50_000;
+    for (let s = 0; s < N; s += 5000) {
+      const pipe = e.redis.pipeline();
+      const ids = Array.from({ length: 5000 }, (_, i) => `seed-${s + i}`);
+      pipe.hset(`${P}gm:${gid}`, ...ids.flatMap((id) => [id, "U"]));
+      for (const id of ids) pipe.hset(`${P}s:u:${id}`, "pid", `platform-${id}`, "st", "synced");
+      await pipe.exec();
+    }
+
+    const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
+    expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: joiner }] }])).status);
+    const [pid] = await pidsOf(["joiner@example.com"]);
+    await waitFor(async () => (await simGroup(e, "Fifty Thousand"))?.members.some((m) => m.value === pid), 10000, "the new member on the platform");
+    await waitIdle(e, "wf");
+    expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
+    expect((await simGroup(e, "Fifty Thousand"))!.members.map((m) => m.value)).toEqual([pid]);
+    expect(await e.state.members(e.state.appliedMembersKey("wf", gid))).toEqual([joiner]);
+    expect(await e.redis.zcard(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
+  });
+});
