@@ -41,12 +41,12 @@ describe("activity trail and status page", () => {
     id = res.body.id;
     await waitFor(async () => (await e.state.get("em", "user", id)).status === "failed", 10000, "failed item");
     const t = await waitFor(async () => { const x = await trail(); return x.events.some((ev) => ev.type === "failed") ? x : undefined; }, 10000, "failure in the trail");
-    expect(t).toMatchObject({ name: "trail@example.com", sync: { status: "failed", lastError: "cannot change type" } });
+    expect(t).toMatchObject({ name: "trail@example.com", sync: { status: "failed", lastError: expect.stringMatching(/^cannot change type/) } });
     const idp = t.events.find((ev) => ev.type === "idp")!;
     expect(idp).toMatchObject({ method: "POST", status: 201 });
     expect(idp.attributes).toEqual(expect.arrayContaining(["userName", "password", `${ENT}:employeeNumber`]));
     expect(t.events).toContainEqual(expect.objectContaining({ type: "call", method: "POST", status: 400, message: "cannot change type" }));
-    expect(t.events[0]).toMatchObject({ type: "failed", message: "cannot change type" }); // newest first
+    expect(t.events[0]).toMatchObject({ type: "failed", message: expect.stringMatching(/^cannot change type/) }); // newest first
     const raw = JSON.stringify(t);
     expect(raw).not.toContain(SECRET);
     expect(raw).not.toContain("4242");
