@@ -11,10 +11,10 @@ export function envNumber(name: string, dflt: number): number {
   return process.env[name] ? Number(process.env[name]) : dflt;
 }
 
-/** Deletes every key under `prefix` and `{prefix}` (SCAN, never KEYS); returns how many. */
+/** Deletes every key under `prefix`, `{prefix}` and the queue shards `{prefix:q<n>}` (SCAN, never KEYS); returns how many. */
 export async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
   let deleted = 0;
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
+  for (const pattern of [`${prefix}*`, `{${prefix}}*`, `{${prefix}:*`]) {
     let cursor = "0";
     do {
       const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);

@@ -17,10 +17,11 @@
  * SIM_RATE (platform calls/s before 429, 50), DIR_RATE (the bridge's limit per directory, 20), REDIS_URL (redis://127.0.0.1:6379).
  */
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
 import { hashToken } from "../../src/auth/token";
 import { DirectoryKeys, GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
-import { queueName, queuePrefix } from "../../src/sync/jobs";
+import { loadConfig } from "../../src/config/load";
+import type { DirectoryQueue } from "../../src/sync/directory-queue";
+import { SyncQueues } from "../../src/sync/queues";
 import { ProcessSet, startBridgeProcess, startSimProcess, type SimProcess } from "../../test/helpers/processes";
 import { cleanPrefix } from "../../test/helpers/redis";
 import { bridgeGroups, bridgeUsers, diffWorkforce } from "../../test/helpers/state-diff";
@@ -71,7 +72,7 @@ async function send(base: string, dir: string, x: Exchange, record: Recorder): P
 }
 
 /** Pending sync work across directories: outbox entries and jobs, and the age of the oldest. */
-async function syncLag(redis: ReturnType<typeof createQueueConnection>, prefix: string, queues: Map<string, Queue>): Promise<{ pending: number; oldestS: number }> {
+async function syncLag(redis: ReturnType<typeof createQueueConnection>, prefix: string, queues: Map<string, DirectoryQueue>): Promise<{ pending: number; oldestS: number }> {
   let pending = 0;
   let oldest = Date.now();
   for (const [dir, q] of queues) {
@@ -81,7 +82,7 @@ async function syncLag(redis: ReturnType<typeof createQueueConnection>, prefix: 
     if (first) oldest = Math.min(oldest, Number(first[0].split("-")[0]));
     const counts = await q.getJobCounts("waiting", "prioritized", "active", "delayed");
     pending += Object.values(counts).reduce((a, b) => a + b, 0);
-    for (const j of [...await q.getJobs(["waiting", "prioritized"], 0, 0, true), ...await q.getJobs(["delayed", "active"], 0, 200)]) {
+    for (const j of [...await q.getJobs(["waiting", "prioritized"], 0, 0), ...await q.getJobs(["delayed", "active"], 0, 200)]) {
       if (j?.timestamp) oldest = Math.min(oldest, j.timestamp);
     }
   }
@@ -98,7 +99,8 @@ async function main(): Promise<number> {
   const prefix = `soak-${randomUUID()}`;
   const redis = createQueueConnection(REDIS_URL);
   redis.on("error", () => undefined);
-  const queues = new Map<string, Queue>();
+  const queues = new Map<string, DirectoryQueue>();
+  let shards: SyncQueues | undefined;
   const stopSignal = () => void set.killAll().then(() => process.exit(130));
   process.once("SIGINT", stopSignal);
   try {
@@ -121,11 +123,8 @@ async function main(): Promise<number> {
     };
     const server = await startBridgeProcess(set, "server", config);
     const workers = [await startBridgeProcess(set, "worker", config, { SOAK_PLATFORM_KEY: KEY }), await startBridgeProcess(set, "worker", config, { SOAK_PLATFORM_KEY: KEY })];
-    for (const [dir] of DIRECTORIES) {
-      const q = new Queue(queueName(dir), { connection: redis, prefix: queuePrefix(prefix) });
-      q.on("error", () => undefined);
-      queues.set(dir, q);
-    }
+    shards = new SyncQueues(redis, loadConfig({ env: { REDIS_URL }, overrides: config }));
+    for (const [dir] of DIRECTORIES) queues.set(dir, shards.directory(dir));
     const rss = [new RssSeries("server", server.proc.pid), ...workers.map((w, i) => new RssSeries(`worker-${i + 1}`, w.proc.pid))];
     console.log(`soak: ${SECONDS} s of load, ${DIRECTORIES.length} IdPs (${DIRECTORIES.map(([d, k]) => `${d}:${k}`).join(", ")}), ${RATE} ops/s each, ${LANES} connections each`);
     console.log(`bridge: server pid ${server.proc.pid} at ${server.url}, workers pid ${workers.map((w) => w.proc.pid).join(", ")}; Redis ${REDIS_URL} prefix ${prefix}`);
@@ -238,7 +237,7 @@ async function main(): Promise<number> {
     return ok ? 0 : 1;
   } finally {
     await set.killAll();
-    await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+    await shards?.close().catch(() => undefined);
     if (redis.status === "ready") await cleanPrefix(redis, prefix);
     redis.disconnect();
     process.off("SIGINT", stopSignal);

@@ -148,13 +148,13 @@ async function recovery(lockMs: number): Promise<number> {
     });
     const queues = new SyncQueues(s.redis, config);
     await writeUsers(s.users, "a", 40, "killed");
-    await until("jobs active in the worker process", async () => (await queues.queue("a").getActiveCount()) >= 4);
+    await until("jobs active in the worker process", async () => (await queues.directory("a").getActiveCount()) >= 4);
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const killed = performance.now();
-    const held = (await queues.queue("a").getJobs(["active"])).map((j) => j.id!);
+    const held = (await queues.directory("a").getJobs(["active"])).map((j) => j.id!);
     runtime = await startSyncRuntime(config, logger, { env: s.env });
-    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((id) => queues.queue("a").getJob(id)))).every((j) => !!j?.finishedOn));
+    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((id) => queues.directory("a").getJob(id)))).every((j) => !!j?.finishedOn));
     const ms = performance.now() - killed;
     await queues.close();
     return ms;

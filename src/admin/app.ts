@@ -29,7 +29,6 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
-import { queueName } from "../sync/jobs";
 import { operator, resyncRoutes } from "./resync-routes";
 import { handOver } from "../sync/ownership-handover";
 import { readPlan } from "../sync/resync";
@@ -85,7 +84,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
     done(req, res, 200, { retried: 1 });
   });
   r.post("/:id/resume", async (req, res) => {
-    await resumeDirectory(c.queues.queue(req.params.id), c.state, req.params.id);
+    await resumeDirectory(c.queues, c.state, req.params.id);
     done(req, res, 200, { resumed: req.params.id });
   });
   r.use(resyncRoutes(c, knownId, logger));
@@ -121,11 +120,7 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
 
   const board = new ExpressAdapter();
   board.setBasePath("/admin/queues");
-  const boardQueues = createBullBoard({ queues: c.registry.list().map((e) => new BullMQAdapter(queues.queue(e.dir.id))), serverAdapter: board });
-  c.registry.onChange((id, after, before) => {
-    if (after && !before) boardQueues.addQueue(new BullMQAdapter(queues.queue(id)));
-    if (!after && before) boardQueues.removeQueue(queueName(id));
-  });
+  createBullBoard({ queues: Array.from({ length: queues.shards }, (_, n) => new BullMQAdapter(queues.shard(n))), serverAdapter: board });
   // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
   // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
   board.setErrorHandler((err) => {

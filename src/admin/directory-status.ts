@@ -55,14 +55,15 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
   const entry = c.registry.get(id);
   if (!entry) throw new Error(`unknown directory "${id}"`);
   const dir = entry.dir;
-  const queue = c.queues.queue(id);
-  const [items, users, groups, counts, isPaused, meta, resync] = await Promise.all([
-    c.state.counts(id), c.users.count(id), c.groups.count(id),
-    queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized", "waiting-children"),
-    queue.isPaused(), c.state.meta(id), readResync(c.redis, c.config.redis.keyPrefix, id),
+  const [items, users, groups, depth, meta, resync] = await Promise.all([
+    c.state.counts(id), c.users.count(id), c.groups.count(id), c.queues.depth(id),
+    c.state.meta(id), readResync(c.redis, c.config.redis.keyPrefix, id),
   ]);
-  const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
-  const queueView = { waiting, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0, paused: isPaused };
+  const isPaused = meta.paused !== undefined;
+  // waiting: the directory's backlog (not yet admitted into its shard); active: admitted and not finished
+  // (running, or waiting out a retry delay in the shard); failed: items failed for good (the sync state)
+  const waiting = depth.backlog;
+  const queueView = { waiting, active: depth.admitted, delayed: 0, failed: items.failed, paused: isPaused };
   let externalUsers: DirectoryStatus["externalUsers"];
   if (dir.target === "embed" && dir.embed) {
     const used = await c.usage.count(dir.platform.baseUrl);

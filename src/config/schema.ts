@@ -144,7 +144,7 @@ export const directorySchema = strictObject({
     embed: embedSchema.optional(),
     workforce: workforceSchema.default({ onUserDelete: "deactivate" }),
     rateLimit: rateLimitSchema.default({ max: 50, durationMs: 1000 }),
-    /** Reconciles of this directory that may run at once across all workers. */
+    /** Reconciles of this directory admitted into its queue shard at once across all workers (src/store/admission-store.ts). */
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),
@@ -257,6 +257,16 @@ export const configSchema = strictObject({
         maxStalledCount: z.number().int().min(0).default(5),
         /** Lock of an active reconcile job, renewed by its worker; a job whose lock expires (worker gone) is stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),
+        /**
+         * BullMQ queues (shards) every directory's jobs run on; a directory goes to one by a hash of its id.
+         * Each worker process holds one Worker (one blocking connection) per shard, whatever the number of
+         * directories. On Redis Cluster each shard is a slot of its own: at least the number of masters.
+         * Changing it moves directories between shards; jobs left in a shard numbered above the new count
+         * are not run (drain the sync before lowering it).
+         */
+        queueShards: z.number().int().min(1).max(64).default(4),
+        /** Jobs one worker process runs at once per shard (each directory is still held to its `concurrency`). */
+        shardConcurrency: z.number().int().positive().default(64),
       })
       .prefault({}),
     metrics: strictObject({

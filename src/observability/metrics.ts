@@ -7,7 +7,8 @@
  *   sync_job_duration_seconds{directory,kind}             histogram
  *   platform_calls_total{directory,endpoint,status}       counter
  *   platform_call_duration_seconds{directory,endpoint}    histogram
- *   sync_queue_depth{directory,state}                     gauge, read from BullMQ at scrape
+ *   sync_queue_depth{directory,state}                     gauge, read at scrape: state waiting (the directory's
+ *                                                         backlog) or admitted (in its queue shard, not finished)
  *   sync_items{directory,status}                          gauge, read from the sync state at scrape
  *   external_users{directory}                             gauge (embed directories), at scrape
  *   directory_paused{directory}                           gauge 1/0, at scrape

@@ -13,13 +13,12 @@ import { platformHealthy } from "../sync/key-check";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
   for (const d of c.registry.enabled()) {
-    const q = c.queues.queue(d.id);
-    const [counts, items, paused, meta] = await Promise.all([
-      q.getJobCounts("waiting", "active", "delayed", "failed", "prioritized"), c.state.counts(d.id), q.isPaused(), c.state.meta(d.id),
-    ]);
-    for (const [state, n] of Object.entries(counts)) m.queueDepth.set({ directory: d.id, state }, n);
+    const [depth, items, meta] = await Promise.all([c.queues.depth(d.id), c.state.counts(d.id), c.state.meta(d.id)]);
+    // per directory: "waiting" in its backlog (not admitted yet) and "admitted" into its shard, not finished
+    m.queueDepth.set({ directory: d.id, state: "waiting" }, depth.backlog);
+    m.queueDepth.set({ directory: d.id, state: "admitted" }, depth.admitted);
     for (const s of SYNC_STATUSES) m.syncItems.set({ directory: d.id, status: s }, items[s]);
-    m.paused.set({ directory: d.id }, paused || meta.paused ? 1 : 0);
+    m.paused.set({ directory: d.id }, meta.paused ? 1 : 0);
     m.platformHealthy.set({ directory: d.id }, platformHealthy(meta.keyStatus) ? 1 : 0);
     if (d.target === "embed") m.externalUsers.set({ directory: d.id }, await c.usage.count(d.platform.baseUrl));
   }

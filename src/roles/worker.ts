@@ -1,17 +1,20 @@
 /**
- * The worker role: for each directory a BullMQ Worker on its own queue (its concurrency, its shared rate
- * limit, its pause) running the directory's job processor, and one outbox dispatcher for all directories.
- * Several processes started with this share the work through Redis. `close()` stops taking work and waits
- * for active jobs. The directory registry (src/directories/registry.ts) tells the runtime when a directory
- * is created, changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the
- * runtime does about it (`followRegistry`).
+ * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
+ * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
+ * connections of a process do not grow with the directories: one shared connection, the dispatcher's
+ * blocking read, and one blocking connection per shard Worker. Directories are registered (a processor in
+ * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
+ * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
+ * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
+ * changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the runtime does
+ * about it (`followRegistry`).
  */
 import { hostname } from "node:os";
-import { Worker } from "bullmq";
+import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
-import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import type { PlatformClient } from "../platform";
+import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -19,24 +22,26 @@ import { pauseDirectory } from "../sync/directory-control";
 import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
-import { RECONCILE, RESYNC, queueName, queuePrefix } from "../sync/jobs";
+import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { KeyMonitor } from "../sync/key-check";
+import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/revival";
-import { bridgeBackoff } from "../sync/outcome";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
+import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
 
 export interface SyncRuntime {
   queues: SyncQueues;
   dispatcher: OutboxDispatcher;
-  workers: Map<string, Worker>;
+  /** One per queue shard. */
+  workers: Worker[];
+  /** Serves a directory from now on (its processor, admission cap, resync schedule): no new Worker. */
+  addDirectory(dir: DirectoryConfig): Promise<void>;
+  /** Stops serving a directory (its queued work stays in Redis). */
+  removeDirectory(id: string): Promise<void>;
   /** The directories this runtime serves, kept current. */
   registry: DirectoryRegistry;
-  /** Serves a directory from now on (its processor, resync schedule, outbox). */
-  addDirectory(dir: DirectoryConfig): Promise<void>;
-  /** Stops serving a directory (its queued work and outbox stay in Redis). */
-  removeDirectory(id: string): Promise<void>;
-  /** The worker role's readiness: Redis connected and every directory's worker running (not closing). */
+  /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
   canTakeJobs(): boolean;
   close(): Promise<void>;
 }
@@ -45,14 +50,16 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   consumer?: string;
   metrics?: Metrics;
+  /** CLIENT SETNAME of the process's connections (default `scim-bridge-worker`). */
+  connectionName?: string;
   /** The registry to follow (default: one started on this runtime's Redis connection). */
   registry?: DirectoryRegistry;
 }
 
-/** Starts the sync workers and the dispatcher for every configured directory. */
+/** Starts the shard workers and the dispatcher for every configured directory. */
 export async function startSyncRuntime(config: Config, logger: Logger, opts: RuntimeOptions = {}): Promise<SyncRuntime> {
   const env = opts.env ?? process.env;
-  const redis = createQueueConnection(config.redis.url);
+  const redis = createQueueConnection(config.redis.url, opts.connectionName ?? "scim-bridge-worker");
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000);
   const blocking = redis.duplicate();
@@ -65,38 +72,35 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const claims = new NameClaims(redis, prefix);
   const ownership = new Ownership(redis, prefix);
   const queues = new SyncQueues(redis, config);
-  const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
-  const counters = new MinuteCounters(redis, prefix);
-  // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest)
-  const sampler = setInterval(() => {
-    for (const id of workers.keys()) {
-      queues.queue(id).getJobCounts("waiting", "active", "delayed", "prioritized")
-        .then((n) => counters.max(id, "queue", Object.values(n).reduce((a, b) => a + b, 0)))
-        .catch(() => undefined);
-    }
-  }, 15_000);
-  sampler.unref();
-  const workers = new Map<string, Worker>();
+  const processors = new Map<string, JobProcessor>();
   const clients = new Map<string, PlatformClient>();
   const monitors = new Map<string, KeyMonitor>();
   const revivals = new Map<string, Revival>();
+  const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis, prefix);
   let dispatcher: OutboxDispatcher | undefined;
+  // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest)
+  const sampler = setInterval(() => {
+    for (const id of processors.keys()) {
+      queues.depth(id).then((n) => counters.max(id, "queue", n.backlog + n.admitted)).catch(() => undefined);
+    }
+  }, 15_000);
+  sampler.unref();
   let closing = false;
 
   const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
     const log = logger.child({ directory: dir.id });
-    const queue = queues.queue(dir.id);
-    await queue.setGlobalConcurrency(dir.concurrency);
+    queues.register(dir.id, dir.concurrency);
     const pause = (reason: string) => {
       log.error({ reason }, "directory paused");
-      return pauseDirectory(queue, state, dir.id, reason);
+      return pauseDirectory(state, dir.id, reason);
     };
-    const monitorRef: { current?: KeyMonitor } = {};
+    let monitor: KeyMonitor | undefined;
     const s = config.sync;
     const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
       { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs, tickMs: s.reviveTickMs }, log);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
-      if (status >= 200 && status < 300) monitorRef.current?.succeeded();
+      if (status >= 200 && status < 300) monitor?.succeeded();
       revival.onCall(status);
     });
     if (typeof platform === "string") {
@@ -109,51 +113,36 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
-    const processor = createProcessor({ ctx, redis, keyPrefix: prefix, queue, pause, metrics: opts.metrics, revival, activity, counters });
+    processors.set(dir.id, createProcessor({
+      ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
+      activity, counters,
+      hold: (ms) => queues.hold(dir.id, ms),
+      onWait: (kind, id) => queues.waiting(dir.id, kind, id),
+    }));
     revivals.set(dir.id, revival);
     revival.start();
-    const worker = new Worker(queueName(dir.id), processor, {
-      connection: redis, prefix: queuePrefix(prefix), concurrency: dir.concurrency, lockDuration: config.sync.lockDurationMs,
-      // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
-      stalledInterval: config.sync.lockDurationMs,
-      // a job whose worker died is handed on; after this many deaths BullMQ fails it (re-queued below)
-      maxStalledCount: config.sync.maxStalledCount,
-      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
-    });
-    worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
-    worker.on("failed", (job, err) => {
-      if (!job || job.name !== RECONCILE) return;
-      log.info({ kind: job.data.kind, id: job.data.id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
-      // a job whose workers kept dying is failed by BullMQ on its next pick-up ("job stalled more than
-      // allowable limit") without running handleFailure: the platform refused nothing, so the resource is
-      // queued again rather than left pending with no job
-      if (/stalled more than allowable limit/.test(err.message)) {
-        log.warn({ kind: job.data.kind, id: job.data.id }, "reconcile failed by stalling; queued again");
-        queues.enqueue(dir.id, job.data.kind, job.data.id).catch((e: Error) => log.warn({ err: { message: e.message } }, "could not re-queue a stalled reconcile"));
-      }
-    });
-    workers.set(dir.id, worker);
+    const scheduler = resyncSchedulerId(dir.id);
     if (dir.resyncSchedule) {
-      await queue.upsertJobScheduler("scheduled-resync", { pattern: dir.resyncSchedule }, { name: RESYNC, data: { requestedBy: "schedule" } });
+      await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
     } else {
-      await queue.removeJobScheduler("scheduled-resync");
+      await queues.queueOf(dir.id).removeJobScheduler(scheduler);
     }
-    const monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
-    monitorRef.current = monitor;
+    monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
     monitors.set(dir.id, monitor);
     monitor.start();
+    await queues.admit(dir.id);
     await dispatcher?.addDirectory(dir.id);
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
     dispatcher?.removeDirectory(id);
+    processors.delete(id);
+    queues.unregister(id);
     monitors.get(id)?.stop();
     monitors.delete(id);
     revivals.get(id)?.stop();
     revivals.delete(id);
-    const worker = workers.get(id);
-    workers.delete(id);
-    await worker?.close();
+    await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
     const client = clients.get(id);
     clients.delete(id);
     await client?.close();
@@ -161,6 +150,19 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
   for (const dir of registry.enabled()) await addDirectory(dir);
+  await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
+  const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir));
+
+  // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
+  // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
+  const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
+  let recovering: Promise<unknown> = Promise.resolve();
+  const recovery = setInterval(() => {
+    recovering = queues.recover(leaseMs)
+      .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
+      .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed"));
+  }, config.sync.sweepIntervalMs);
+  recovery.unref();
 
   dispatcher = new OutboxDispatcher(redis, blocking, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
@@ -172,16 +174,18 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   followRegistry(registry, addDirectory, removeDirectory);
 
   return {
-    queues, dispatcher, workers, registry, addDirectory, removeDirectory,
-    canTakeJobs: () => !closing && redis.status === "ready" && [...workers.values()].every((w) => w.isRunning()),
+    queues, dispatcher, workers, addDirectory, removeDirectory, registry,
+    canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     close: async () => {
       closing = true;
+      clearInterval(recovery);
       clearInterval(sampler);
       if (!opts.registry) await registry.stop();
       for (const m of monitors.values()) m.stop();
       for (const r of revivals.values()) r.stop();
       await dispatcher!.stop();
-      await Promise.all([...workers.values()].map((w) => w.close()));
+      await Promise.all(workers.map((w) => w.close()));
+      await recovering;
       await queues.close();
       await Promise.all([...clients.values()].map((c) => c.close()));
       blocking.disconnect();

@@ -6,10 +6,10 @@
 import { Redis, type RedisOptions } from "ioredis";
 
 /** Options shared by every connection the bridge opens. */
-function baseOptions(url: string, commandTimeoutMs?: number): RedisOptions {
+function baseOptions(url: string, commandTimeoutMs?: number, name = "scim-bridge"): RedisOptions {
   return {
     lazyConnect: false,
-    connectionName: "scim-bridge",
+    connectionName: name,
     commandTimeout: commandTimeoutMs,
     retryStrategy: (times) => Math.min(times * 200, 2000),
     // a database index in the URL (redis://host:6379/3) is honoured by ioredis's URL parser
@@ -22,9 +22,12 @@ export function createStoreConnection(url: string, commandTimeoutMs = 5000): Red
   return new Redis(url, { ...baseOptions(url, commandTimeoutMs), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 }
 
-/** Connection for BullMQ queues and workers (BullMQ requires maxRetriesPerRequest: null). */
-export function createQueueConnection(url: string): Redis {
-  return new Redis(url, { ...baseOptions(url), maxRetriesPerRequest: null, enableOfflineQueue: true });
+/**
+ * Connection for BullMQ queues and workers (BullMQ requires maxRetriesPerRequest: null). `name` is its
+ * CLIENT SETNAME (copies made with duplicate() keep it; BullMQ renames its Workers' blocking connections).
+ */
+export function createQueueConnection(url: string, name?: string): Redis {
+  return new Redis(url, { ...baseOptions(url, undefined, name), maxRetriesPerRequest: null, enableOfflineQueue: true });
 }
 
 /** Resolves once the connection is ready, or rejects after `timeoutMs`. */

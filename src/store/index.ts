@@ -11,6 +11,8 @@ export * from "./directory-records";
 export * from "./activity-store";
 export * from "./minute-counters";
 export * from "./item-search";
+export * from "./queue-keys";
+export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";

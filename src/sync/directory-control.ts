@@ -1,20 +1,21 @@
 /**
  * Operator actions on a directory's sync, shared by the worker (401 → pause), the admin API and the CLI:
- * pause with a reason, resume, retry one failed item or all of them.
+ * pause with a reason, resume, retry one failed item or all of them. A pause is the directory's `paused`
+ * meta field: admission into its shard stops and its admitted jobs park back into its backlog when a
+ * worker picks them up, so a paused directory never holds its shard-mates.
  */
-import type { Queue } from "bullmq";
 import type { SyncKind, SyncStateStore } from "../store";
+import type { SyncQueues } from "./queues";
 
-/** Pauses a directory's queue (all workers) and records why. */
-export async function pauseDirectory(queue: Queue, state: SyncStateStore, dir: string, reason: string): Promise<void> {
+/** Pauses a directory (all workers) and records why. */
+export async function pauseDirectory(state: SyncStateStore, dir: string, reason: string): Promise<void> {
   await state.setMeta(dir, { paused: reason, pausedAt: new Date().toISOString() });
-  await queue.pause();
 }
 
-/** Resumes a paused directory and clears the reason. */
-export async function resumeDirectory(queue: Queue, state: SyncStateStore, dir: string): Promise<void> {
+/** Resumes a paused directory, clears the reason and admits its backlog. */
+export async function resumeDirectory(queues: SyncQueues, state: SyncStateStore, dir: string): Promise<void> {
   await state.setMeta(dir, { paused: undefined, pausedAt: undefined });
-  await queue.resume();
+  await queues.admit(dir);
 }
 
 /** Re-queues failed items (all, or the ones given): status back to pending, reconcile enqueued. */

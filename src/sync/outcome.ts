@@ -3,16 +3,17 @@
  * - transient (5xx, reset, timeout, Redis hiccup): rethrown, so BullMQ retries with exponential backoff and
  *   jitter; the item stays `pending` with its last error; after the last attempt it is `failed`, and queued
  *   again by itself later (revival.ts: a slow capped schedule, and at once when the platform answers again);
- * - rate limited (429): the directory's queue waits `Retry-After` (`queue.rateLimit`) and the job goes back
- *   to wait without spending an attempt; other directories' queues are untouched;
+ * - rate limited (429): the directory's admission is held for `Retry-After` and the job waits that long in
+ *   the shard's delayed set without spending an attempt; its shard-mates are untouched;
  * - auth (401): the directory is paused with the reason recorded, until an operator resumes it; the job
- *   goes back to wait;
+ *   goes back to the shard for a moment and, seeing the pause, parks in the directory's backlog;
  * - scope (403), validation (4xx with the platform's message), mapping, external-user limit: the item is
  *   `failed` with the message (dead letter), no retry; a later change of the desired state, a retry
  *   request or a resync tries again;
- * - wait (a group waiting for its members): re-run after a delay, no attempt spent.
+ * - wait (a group waiting for its members): re-run after a delay, no attempt spent; its admission slot is
+ *   freed meanwhile, so the members it waits for can run even at concurrency 1.
  */
-import { DelayedError, UnrecoverableError, Worker, type Job, type Queue } from "bullmq";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../platform";
 import type { SyncStateStore, SyncKind } from "../store";
 import { MappingError, WaitError } from "./context";
@@ -33,8 +34,11 @@ export function classify(err: unknown): Verdict {
 
 export interface OutcomeDeps {
   state: SyncStateStore;
-  queue: Queue;
   directoryId: string;
+  /** Holds the directory's admission for `ms` (429). */
+  hold(ms: number): Promise<void>;
+  /** Frees the job's admission slot while it waits (WaitError). */
+  onWait?(): Promise<void>;
   /** Pauses the directory with a reason (401). */
   pause(reason: string): Promise<void>;
   /** Called when an item ends up failed (resync accounting). */
@@ -49,18 +53,20 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
   switch (classify(err)) {
     case "wait":
       await job.moveToDelayed(Date.now() + (err as WaitError).delayMs, token);
+      await d.onWait?.();
       throw new DelayedError(message);
     case "rate-limited": {
       const ms = Math.max(100, (err as RateLimitedError).retryAfterMs ?? 1000);
       await d.state.update(d.directoryId, kind, id, { lastError: message });
-      await d.queue.rateLimit(ms);
-      throw Worker.RateLimitError();
+      await d.hold(ms);
+      await job.moveToDelayed(Date.now() + ms, token);
+      throw new DelayedError(message);
     }
     case "auth":
       await d.pause(unauthorizedReason(message));
       await d.state.update(d.directoryId, kind, id, { lastError: message });
-      await d.queue.rateLimit(1000);
-      throw Worker.RateLimitError();
+      await job.moveToDelayed(Date.now() + 100, token);
+      throw new DelayedError(message);
     case "failed":
       await d.state.update(d.directoryId, kind, id, { status: "failed", lastError: message, attempts: job.attemptsMade + 1 });
       await d.onFailed(kind, id);

@@ -1,11 +1,10 @@
 /**
- * The job processor of one directory's queue: a resync job starts a resync; a reconcile job reconciles one
+ * The job processor of one directory (its jobs run on its queue shard): a resync job starts a resync; a reconcile job reconciles one
  * resource from its latest desired state, settles its part of a running resync, records metrics, and hands
  * a failure to `outcome.ts`, which decides what BullMQ does next.
  */
 import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Queue } from "bullmq";
 import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "./context";
@@ -21,8 +20,11 @@ export interface ProcessorDeps {
   ctx: ReconcileContext;
   redis: Redis;
   keyPrefix: string;
-  queue: Queue;
   pause(reason: string): Promise<void>;
+  /** Holds the directory's admission for `ms` (429). */
+  hold(ms: number): Promise<void>;
+  /** Frees a waiting reconcile's admission slot. */
+  onWait?(kind: SyncKind, id: string): Promise<void>;
   metrics?: Metrics;
   /** Queues transient failures again later (issue 9 item 6). */
   revival?: Revival;
@@ -67,7 +69,8 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       endTimer?.();
       await record(failureEvent(err, job.attemptsMade + 1, job.opts.attempts ?? 1));
       return handleFailure(err, job, token, kind as SyncKind, id, {
-        state: ctx.state, queue: d.queue, directoryId: dirId, pause: d.pause,
+        state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
+        onWait: d.onWait ? () => d.onWait!(kind as SyncKind, id) : undefined,
         onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
         onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
       });

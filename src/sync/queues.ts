@@ -1,54 +1,147 @@
 /**
- * The producer side of the sync queues: one BullMQ Queue per directory. Used by the outbox dispatcher,
- * the reconcilers (follow-ups), the admin API and the CLI.
+ * The producer side of the sync queues: a fixed number of BullMQ queues (the shards, `sync.queueShards`)
+ * whatever the number of directories, fed through each directory's admission (src/store/admission-store.ts).
+ * Used by the outbox dispatcher, the reconcilers (follow-ups), the worker (slots freed, parked jobs), the
+ * admin API and the CLI. A directory added at run time needs only `register` (its concurrency), no Queue.
  */
-import { Queue } from "bullmq";
+import { Queue, type Job, type JobType } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Config } from "../config/schema";
-import type { SyncKind } from "../store";
-import { RECONCILE, RESYNC, dedupId, queueName, queuePrefix, type ReconcileJobData, type ResyncJobData } from "./jobs";
+import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SyncKind } from "../store";
+import { DirectoryQueue } from "./directory-queue";
+import {
+  RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type ReconcileJobData, type ResyncJobData,
+} from "./jobs";
 
-/** Queues of every configured directory. */
+/** Shard queues and per-directory admission. */
 export class SyncQueues {
-  private readonly queues = new Map<string, Queue>();
+  readonly shards: number;
+  readonly admission: AdmissionStore;
+  private readonly queues = new Map<number, Queue>();
+  private readonly caps = new Map<string, number>();
+  private readonly state: SyncStateStore;
 
-  constructor(private readonly connection: Redis, private readonly config: Config) {}
+  constructor(private readonly connection: Redis, private readonly config: Config) {
+    this.shards = config.sync.queueShards;
+    this.admission = new AdmissionStore(connection, config.redis.keyPrefix);
+    this.state = new SyncStateStore(connection, config.redis.keyPrefix);
+    for (const d of config.directories) this.caps.set(d.id, d.concurrency);
+  }
 
-  /** The queue of a directory (created on first use). */
-  queue(directoryId: string): Queue {
-    let q = this.queues.get(directoryId);
+  /** Makes a directory known (its concurrency is its admission cap). No Redis call, no connection. */
+  register(directoryId: string, concurrency: number): void {
+    this.caps.set(directoryId, concurrency);
+  }
+
+  /** Forgets a directory (its backlog stays in Redis until it is registered again). */
+  unregister(directoryId: string): void {
+    this.caps.delete(directoryId);
+  }
+
+  /** Ids of the registered directories. */
+  directories(): string[] {
+    return [...this.caps.keys()];
+  }
+
+  /** Shard queue `n` (created on first use, on the shared connection). */
+  shard(n: number): Queue {
+    let q = this.queues.get(n);
     if (!q) {
-      q = new Queue(queueName(directoryId), { connection: this.connection, prefix: queuePrefix(this.config.redis.keyPrefix) });
+      q = new Queue(SHARD_QUEUE_NAME, { connection: this.connection, prefix: shardPrefix(this.config.redis.keyPrefix, n) });
       q.on("error", () => undefined); // connection errors are retried by ioredis; callers see command errors
-      this.queues.set(directoryId, q);
+      this.queues.set(n, q);
     }
     return q;
   }
 
+  /** A directory's view of its shard (tests, diagnostics). */
+  directory(directoryId: string): DirectoryQueue {
+    return new DirectoryQueue(this, directoryId);
+  }
+
+  /** The shard queue a directory's jobs run on. */
+  queueOf(directoryId: string): Queue {
+    return this.shard(shardOf(directoryId, this.shards));
+  }
+
+  private cap(directoryId: string): number {
+    const cap = this.caps.get(directoryId);
+    if (cap === undefined) throw new Error(`unknown directory "${directoryId}"`);
+    return cap;
+  }
+
   /**
-   * Asks for a reconcile of one resource. Deduplicated with `keepLastIfActive`: a change that lands while
-   * a reconcile of the same resource runs yields exactly one more, and two never run at once.
+   * Asks for a reconcile of one resource: into the directory's backlog (once per resource), then admitted
+   * into its shard as far as the directory's free slots allow.
    */
   async enqueue(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    await this.queue(directoryId).add(RECONCILE, { kind, id } satisfies ReconcileJobData, this.reconcileOptions(kind, id));
+    await this.enqueueMany(directoryId, [{ kind, id }]);
   }
 
-  /** `enqueue` for many resources of one directory in one round trip (BullMQ addBulk: one MULTI). */
+  /** `enqueue` for many resources of one directory (one backlog write, one admission). */
   async enqueueMany(directoryId: string, items: Array<{ kind: SyncKind; id: string }>): Promise<void> {
+    this.cap(directoryId);
     if (!items.length) return;
-    await this.queue(directoryId).addBulk(items.map(({ kind, id }) => ({
-      name: RECONCILE, data: { kind, id } satisfies ReconcileJobData, opts: this.reconcileOptions(kind, id),
-    })));
+    await this.admission.add(directoryId, items.map((i) => memberOf(i.kind, i.id)));
+    await this.admit(directoryId);
   }
 
-  private reconcileOptions(kind: SyncKind, id: string) {
-    return {
-      deduplication: { id: dedupId(kind, id), keepLastIfActive: true },
-      attempts: this.config.sync.attempts,
-      backoff: { type: "bridge" },
-      removeOnComplete: { count: 1000 },
-      removeOnFail: { count: 10000 },
-    };
+  /**
+   * Moves what the directory's free slots allow from its backlog into its shard. Deduplicated with
+   * `keepLastIfActive`, so a job added again for a resource whose job still exists (recovery) is harmless.
+   * If the shard refuses, the members go back into the backlog: nothing is lost.
+   */
+  async admit(directoryId: string): Promise<number> {
+    const cap = this.caps.get(directoryId);
+    if (cap === undefined) return 0;
+    const members = await this.admission.admit(directoryId, cap);
+    if (!members.length) return 0;
+    const s = this.config.sync;
+    const queue = this.queueOf(directoryId);
+    try {
+      await Promise.all(members.map((m) => {
+        const { kind, id } = parseMember(m);
+        return queue.add(RECONCILE, { dir: directoryId, kind, id } satisfies ReconcileJobData, {
+          deduplication: { id: dedupId(directoryId, kind, id), keepLastIfActive: true },
+          attempts: s.attempts,
+          backoff: { type: "bridge" },
+          removeOnComplete: { count: 1000 },
+          removeOnFail: { count: 10000 },
+        });
+      }));
+    } catch (err) {
+      await Promise.all(members.map((m) => this.admission.requeue(directoryId, m))).catch(() => undefined);
+      throw err;
+    }
+    return members.length;
+  }
+
+  /** A resource's job finished (completed or failed for good): frees its slot and admits the next. */
+  async release(directoryId: string, kind: SyncKind, id: string): Promise<void> {
+    await this.admission.release(directoryId, memberOf(kind, id));
+    await this.admit(directoryId);
+  }
+
+  /** A reconcile's job went into a retry delay: its slot goes to the next resource meanwhile. */
+  async retrying(directoryId: string, kind: SyncKind, id: string): Promise<void> {
+    await this.admission.retrying(directoryId, memberOf(kind, id));
+    await this.admit(directoryId);
+  }
+
+  /** A reconcile waits for other resources of its directory (WaitError): its slot goes to them meanwhile. */
+  async waiting(directoryId: string, kind: SyncKind, id: string): Promise<void> {
+    await this.admission.waiting(directoryId, memberOf(kind, id));
+    await this.admit(directoryId);
+  }
+
+  /** A paused directory's admitted job: back to the front of its backlog, slot freed. */
+  async park(directoryId: string, kind: SyncKind, id: string): Promise<void> {
+    await this.admission.park(directoryId, memberOf(kind, id));
+  }
+
+  /** Holds a directory's admission for `ms` (429 Retry-After). */
+  async hold(directoryId: string, ms: number): Promise<void> {
+    await this.admission.hold(directoryId, ms);
   }
 
   /**
@@ -56,9 +149,10 @@ export class SyncQueues {
    * (`dryRun`: the plan's id), or the deprovisions of a confirmed one (`confirm`: the resync's id).
    */
   async enqueueResync(directoryId: string, requestedBy: string, o: { dryRun?: string; confirm?: string } = {}): Promise<void> {
+    this.cap(directoryId);
     const dedup = o.dryRun ? `resync-plan-${o.dryRun}` : o.confirm ? `resync-confirm-${o.confirm}` : "resync";
-    await this.queue(directoryId).add(RESYNC, { requestedBy, ...o } satisfies ResyncJobData, {
-      deduplication: { id: dedup },
+    await this.queueOf(directoryId).add(RESYNC, { dir: directoryId, requestedBy, ...o } satisfies ResyncJobData, {
+      deduplication: { id: resyncDedupId(directoryId, dedup) },
       attempts: 3,
       backoff: { type: "bridge" },
       removeOnComplete: { count: 100 },
@@ -68,10 +162,58 @@ export class SyncQueues {
 
   /** Deletes every job and key of a directory's queue (the directory is being deleted), and forgets it. */
   async obliterate(directoryId: string): Promise<void> {
-    const q = this.queue(directoryId);
-    await q.obliterate({ force: true });
-    await q.close();
-    this.queues.delete(directoryId);
+    // the shard is shared: only this directory's jobs go (its admission keys live under its own hash tag
+    // and go with the rest of its keys)
+    for (const job of await this.jobsOf(directoryId, ["waiting", "prioritized", "delayed", "completed", "failed", "active"])) {
+      await job.remove().catch(() => undefined);
+    }
+    this.unregister(directoryId);
+  }
+
+  /** True while a directory is paused (401 or an operator). */
+  async isPaused(directoryId: string): Promise<boolean> {
+    return (await this.state.meta(directoryId)).paused !== undefined;
+  }
+
+  /** A directory's work not finished: resources in its backlog and admitted into its shard. */
+  depth(directoryId: string): Promise<{ backlog: number; admitted: number }> {
+    return this.admission.depth(directoryId);
+  }
+
+  /**
+   * A directory's jobs in its shard in the given states. Reads the whole shard's lists: for tests,
+   * diagnostics and small set-ups, not for per-scrape metrics.
+   */
+  async jobsOf(directoryId: string, states: JobType[]): Promise<Job[]> {
+    const jobs = await this.queueOf(directoryId).getJobs(states, 0, -1);
+    return jobs.filter((j) => j && (j.data as { dir?: string }).dir === directoryId);
+  }
+
+  /**
+   * Recovery, run by every worker now and then: a member in flight for longer than `olderThanMs` whose
+   * job no longer exists (a process died between admission and add, or between a job's end and its slot's
+   * release) goes back into the backlog; every registered directory with a backlog gets an admission turn.
+   */
+  async recover(olderThanMs: number): Promise<{ requeued: number; admitted: number }> {
+    let requeued = 0;
+    let admitted = 0;
+    const dirs = this.directories();
+    const before = Date.now() - olderThanMs;
+    for (const [dir, old] of await this.admission.admittedSince(dirs, before)) {
+      const queue = this.queueOf(dir);
+      const alive: string[] = [];
+      for (const m of old) {
+        const { kind, id } = parseMember(m);
+        if (await queue.getDeduplicationJobId(dedupId(dir, kind, id))) alive.push(m);
+        else {
+          await this.admission.requeue(dir, m);
+          requeued++;
+        }
+      }
+      await this.admission.touch(dir, alive);
+    }
+    for (const dir of await this.admission.backlogged(dirs)) admitted += await this.admit(dir);
+    return { requeued, admitted };
   }
 
   async close(): Promise<void> {

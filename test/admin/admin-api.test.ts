@@ -86,7 +86,6 @@ describe("admin API", () => {
   });
 
   it("should resume a paused directory", async () => {
-    await e.runtime!.queues.queue("wf").pause();
     await e.state.setMeta("wf", { paused: "platform answered 401 (test)" });
     expect(await (await s.admin("/directories/wf")).json()).toMatchObject({ health: "paused", paused: { reason: "platform answered 401 (test)" } });
     expect((await s.admin("/directories/wf/resume", { method: "POST" })).status).toBe(200);

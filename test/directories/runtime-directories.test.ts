@@ -9,7 +9,6 @@ import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { loadConfig } from "../../src/config/load";
-import { queuePrefix, queueName } from "../../src/sync/jobs";
 
 let e: SyncEnv;
 let s: BridgeServer;
@@ -145,10 +144,12 @@ describe("directories at runtime", () => {
     expect(unsaid.body.error).toMatch(/platform=leave/);
     expect((await keysOf(`${e.prefix}:{acme}:*`)).length).toBeGreaterThan(0);
 
+    const jobStates = ["waiting", "prioritized", "delayed", "completed", "failed", "active"] as const;
+    expect((await e.queues.jobsOf("acme", [...jobStates])).length).toBeGreaterThan(0);
     const del = await json(await s.admin("/directories/acme?platform=leave", { method: "DELETE" }));
     expect(del.status).toBe(200);
     expect(await keysOf(`${e.prefix}:{acme}:*`)).toEqual([]);
-    expect(await keysOf(`${queuePrefix(e.prefix)}:${queueName("acme")}:*`)).toEqual([]);
+    expect(await e.queues.jobsOf("acme", [...jobStates])).toEqual([]); // its jobs left the shared shard
     expect(await e.redis.hexists(`${e.prefix}:directories`, "acme")).toBe(0);
     expect((await s.admin("/directories/acme")).status).toBe(404);
     expect((await scim("acme", token)).status).toBe(401);

@@ -4,8 +4,9 @@
  * counters every 100 ms. Honoured means: after a burst of at most a few requests (the jobs already in
  * flight, ≤ 2 per job at concurrency 8) the directory's queue sends nothing until `Retry-After` has
  * passed since that burst began. No attempt is wasted: the items stay `pending` with attempts 0, and every
- * job completes with `attemptsMade` 1 (only its successful run; BullMQ counts the finishing run) though
- * it was started several times (`attemptsStarted`), and no job waiting during the storm has any.
+ * job completes with `attemptsMade` 1 (only its successful run; BullMQ counts the finishing run), those
+ * the storm hit though they were started several times (`attemptsStarted`), and no job waiting during the
+ * storm has any. While held, the directory admits nothing more into its queue shard.
  */
 import { inPool } from "../helpers/idp-client";
 import { PLATFORM_KEY, startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";
@@ -74,7 +75,8 @@ describe("429 storm with Retry-After (server, worker and simulator processes)", 
     expect(states.filter((s) => s.status !== undefined && s.status !== "pending")).toEqual([]);
     expect(states.filter((s) => s.attempts !== 0)).toEqual([]);
     expect(states.some((s) => s.lastError === "rate limit exceeded")).toBe(true);
-    const waiting = await e.queue().getJobs(["waiting", "prioritized", "active"]);
+    // held in the shard's delayed set until Retry-After has passed, or running
+    const waiting = await e.queue().getJobs(["waiting", "prioritized", "active", "delayed"]);
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting.filter((j) => j.attemptsMade !== 0)).toEqual([]);
     await e.sim.setFaults({});
@@ -89,12 +91,16 @@ describe("429 storm with Retry-After (server, worker and simulator processes)", 
     expect(rateLimited).toBeLessThanOrEqual(seen.length * 2 * CONCURRENCY);
 
     await until("every user synced after the storm", 30000, async () => (await e.counts()).synced === USERS, 250);
+    // a job writes its item's state, then BullMQ marks it completed: wait for the last of those
+    await until("every job completed", 10000, async () => (await e.queue().getJobs(["completed"])).length === USERS, 100);
     const done = await e.queue().getJobs(["completed"]);
     expect(done).toHaveLength(USERS);
     // BullMQ counts the finishing run in attemptsMade: 1 means no 429 was counted, though the jobs the
     // storm hit were started several times
     expect(done.filter((j) => j.attemptsMade !== 1).map((j) => j.attemptsMade)).toEqual([]);
-    expect(done.filter((j) => (j.attemptsStarted ?? 0) > 1).length).toBeGreaterThanOrEqual(CONCURRENCY);
+    // the jobs the storm hit ran again; the directory's admission was held meanwhile, so the rest of the
+    // push waited in its backlog rather than being started into the storm
+    expect(done.filter((j) => (j.attemptsStarted ?? 0) > 1).length).toBeGreaterThanOrEqual(1);
     expect(await e.queue().getJobCounts("failed")).toEqual({ failed: 0 });
     expect(await e.diff()).toEqual([]);
   }, 90000);

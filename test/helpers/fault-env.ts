@@ -4,12 +4,13 @@
  * and `worker` processes started on demand, and the test's own view into Redis (store, sync state,
  * queues) to check what survived. `close()` kills every process, then deletes the prefix's keys.
  */
-import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { hashToken } from "../../src/auth/token";
 import type { FaultsInput } from "../../src/simulator/faults-schema";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady, type SyncStatus } from "../../src/store";
-import { queueName, queuePrefix } from "../../src/sync/jobs";
+import { loadConfig } from "../../src/config/load";
+import type { DirectoryQueue } from "../../src/sync/directory-queue";
+import { SyncQueues } from "../../src/sync/queues";
 import { IdpClient } from "./idp-client";
 import { ProcessSet, startBridgeProcess, startSimProcess, type BridgeProcess, type SimProcess } from "./processes";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
@@ -51,7 +52,8 @@ export interface FaultEnv {
   users: UserStore;
   groups: GroupStore;
   state: SyncStateStore;
-  queue(dir?: string): Queue;
+  /** A directory's view of its queue shard. */
+  queue(dir?: string): DirectoryQueue;
   /** Starts a server process (`port` 0: any); the IdP clients follow its URL. */
   startServer(port?: number): Promise<BridgeProcess>;
   startWorker(): Promise<BridgeProcess>;
@@ -101,22 +103,14 @@ async function build(set: ProcessSet, o: FaultEnvOptions, prefix: string, redisU
   const redis = createQueueConnection(redisUrl);
   redis.on("error", () => undefined);
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
-  const queues = new Map<string, Queue>();
+  const queues = new SyncQueues(redis, loadConfig({ env: { REDIS_URL: redisUrl }, overrides: config }));
   let serverUrl: string | undefined;
   const env: FaultEnv = {
     set, sim, prefix, redisUrl, config, redis,
     users: new UserStore(redis, prefix),
     groups: new GroupStore(redis, prefix),
     state: new SyncStateStore(redis, prefix),
-    queue: (dir = dirs[0]) => {
-      let q = queues.get(dir);
-      if (!q) {
-        q = new Queue(queueName(dir), { connection: redis, prefix: queuePrefix(prefix) });
-        q.on("error", () => undefined);
-        queues.set(dir, q);
-      }
-      return q;
-    },
+    queue: (dir = dirs[0]) => queues.directory(dir),
     startServer: async (port = 0) => {
       const server = await startBridgeProcess(set, "server", { ...config, server: { ...config.server, port } });
       serverUrl = server.url;
@@ -131,7 +125,7 @@ async function build(set: ProcessSet, o: FaultEnvOptions, prefix: string, redisU
     diff: async (dir = dirs[0]) => diffWorkforce(dir, await bridgeUsers(env.users, dir), await bridgeGroups(env.groups, dir), await sim.state()),
     close: async () => {
       await set.killAll();
-      const closing = Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+      const closing = queues.close().catch(() => undefined);
       await Promise.race([closing, new Promise((r) => setTimeout(r, 2000).unref())]);
       if (redis.status === "ready") {
         await cleanPrefix(redis, prefix).catch(() => undefined);

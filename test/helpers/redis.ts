@@ -13,9 +13,9 @@ export function testPrefix(): string {
   return `test-${randomUUID()}`;
 }
 
-/** Deletes every key that starts with `prefix` (SCAN, never KEYS) — covers `{prefix}` BullMQ keys too. */
+/** Deletes every key that starts with `prefix` (SCAN, never KEYS) — covers `{prefix}` and `{prefix:q<n>}` BullMQ keys too. */
 export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
+  for (const pattern of [`${prefix}*`, `{${prefix}}*`, `{${prefix}:*`]) {
     let cursor = "0";
     do {
       const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);

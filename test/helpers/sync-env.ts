@@ -85,7 +85,7 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
  * holds no waiting, active, delayed or prioritized job.
  */
 export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
-  const queue = e.runtime!.queues.queue(dir);
+  const queue = e.runtime!.queues.directory(dir);
   await waitFor(async () => {
     if ((await e.redis.xlen(e.users.keys(dir).outbox)) > 0) return false;
     const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized");

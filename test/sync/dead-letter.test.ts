@@ -41,7 +41,7 @@ describe("dead letters", () => {
     expect((await e.state.inStatus("wf-scoped", "failed")).map((x) => x.id).sort()).toEqual([a, b].sort());
     const [job] = await waitReconcileJobs(e, "wf-scoped", "user", a, 1, "failed");
     expect(job).toMatchObject({ failedReason: FORBIDDEN, attemptsMade: 1 });
-    expect(await e.queues.queue("wf-scoped").isPaused()).toBe(false); // an item failure, not a directory pause
+    expect(await e.queues.directory("wf-scoped").isPaused()).toBe(false); // an item failure, not a directory pause
 
     e.sim.config.scopedKeyAccountAccess = "allow"; // the platform's admin widens the key
     try {

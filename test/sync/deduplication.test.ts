@@ -29,7 +29,7 @@ describe("reconcile jobs of one resource", () => {
     const jobs = await reconcileJobs(e, "wf", "user", id);
     expect(jobs.length).toBeGreaterThanOrEqual(1);
     expect(jobs.length).toBeLessThanOrEqual(2);
-    for (const j of jobs) expect(j.data).toEqual({ kind: "user", id });
+    for (const j of jobs) expect(j.data).toEqual({ dir: "wf", kind: "user", id });
     expect(await posts()).toBe(postsBefore + 1);
   });
 

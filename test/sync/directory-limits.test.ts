@@ -29,7 +29,7 @@ describe("a directory's rate limit and concurrency", () => {
     let done = false;
     const sampler = (async () => {
       while (!done) {
-        maxActive = Math.max(maxActive, await e.queues.queue("wf-slow").getActiveCount());
+        maxActive = Math.max(maxActive, await e.queues.directory("wf-slow").getActiveCount());
         await new Promise((r) => setTimeout(r, 20));
       }
     })();

@@ -1,7 +1,8 @@
 /**
  * Issue 4 §7: "Graceful shutdown finishes or hands back active jobs." `runtime.close()` while a reconcile
  * waits on the (slow) platform resolves only after that reconcile completed; work not started yet stays
- * queued for the next runtime. The directory runs one reconcile at a time, so the second user waits.
+ * queued for the next runtime. The directory runs one reconcile at a time, so the second user waits in its
+ * backlog.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, reconcileJobs, simUser, waitStatus } from "../helpers/sync-wait";
@@ -17,7 +18,8 @@ describe("SyncRuntime.close", () => {
     const active = await createUser(e, "wf", "finishing@example.com");
     await waitFor(async () => (await reconcileJobs(e, "wf", "user", active, ["active"])).length === 1, 5000, "an active reconcile");
     const queued = await createUser(e, "wf", "queued@example.com");
-    await waitFor(async () => (await reconcileJobs(e, "wf", "user", queued, ["wait"])).length === 1, 5000, "a waiting reconcile");
+    // concurrency 1: the second resource waits in the directory's backlog, not admitted into the shard yet
+    await waitFor(async () => (await e.queues.depth("wf")).backlog === 1, 5000, "a reconcile waiting in the backlog");
 
     const runtime = e.runtime!;
     e.runtime = undefined;
@@ -31,7 +33,8 @@ describe("SyncRuntime.close", () => {
 
     // the queued one was not started and is still there (no runtime is left to start it)
     expect((await e.state.get("wf", "user", queued)).status).toBe("pending");
-    expect(await reconcileJobs(e, "wf", "user", queued, ["wait"])).toHaveLength(1);
+    expect(await e.queues.admission.backlogged(["wf"])).toEqual(["wf"]);
+    expect(await reconcileJobs(e, "wf", "user", queued, ["wait", "active", "completed"])).toHaveLength(0);
 
     e.sim.setFaults({});
     await e.startRuntime();

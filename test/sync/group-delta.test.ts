@@ -8,6 +8,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, endpointCalls, simGroup, simUser, waitIdle, waitStatus } from "../helpers/sync-wait";
+import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-control";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
@@ -28,13 +29,13 @@ describe("group reconcile: O(change)", () => {
     await waitIdle(e, "wf");
 
     // the reconciles wait while the IdP sends several PATCHes
-    await e.queues.queue("wf").pause();
+    await pauseDirectory(e.state, "wf", "paused by the test");
     expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: d }, { value: x }] }])).status);
     expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: `members[value eq "${a}"]` }])).status);
     expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: `members[value eq "${x}"]` }])).status);
     expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: a }] }, { op: "remove", path: `members[value eq "${b}"]` }])).status);
     const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
-    await e.queues.queue("wf").resume();
+    await resumeDirectory(e.queues, e.state, "wf");
 
     // net: +d −b (a left and came back, x came and left)
     const want = (await pidsOf(["nd.a@example.com", "nd.c@example.com", "nd.d@example.com"])).sort();

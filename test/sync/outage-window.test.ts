@@ -30,7 +30,7 @@ describe("a platform outage window", () => {
     expect(new Set(names).size).toBe(200);
     expect(names).toHaveLength(200);
     expect(s.counters.endpoints["POST /scim/v2/Users"].writes - postsBefore).toBe(200);
-    expect(await e.queues.queue("wf").getFailedCount()).toBe(0);
+    expect(await e.queues.directory("wf").getFailedCount()).toBe(0);
     const platformIds = await e.state.platformIds("wf", "user", ids);
     expect(new Set(platformIds).size).toBe(200);
   });

@@ -126,7 +126,7 @@ describe("full resync (workforce)", () => {
 
       // a resync job that reaches a worker anyway (queued by the CLI, a schedule) finds the lock held
       await e.runtime!.queues.enqueueResync("wf", "test");
-      const queue = e.runtime!.queues.queue("wf");
+      const queue = e.runtime!.queues.directory("wf");
       await waitFor(async () => (await queue.getJobs(["completed"])).some((j) => j.name === "resync" && j.data.requestedBy === "test" && j.returnvalue === "already running"), 10000, "second resync refused");
       expect((await getResync(e, "wf")).id).toBe(running.id);
 

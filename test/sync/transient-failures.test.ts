@@ -80,7 +80,7 @@ describe("transient failures", () => {
     expect(s.counters.faults.errors + s.counters.faults.dropped).toBeGreaterThan(0);
     expect(s.scim.users.filter((u) => u.userName.startsWith("flaky"))).toHaveLength(30);
     expect(s.counters.endpoints["POST /scim/v2/Users"].writes - postsBefore).toBe(30);
-    expect(await e.queues.queue("wf").getFailedCount()).toBe(0);
+    expect(await e.queues.directory("wf").getFailedCount()).toBe(0);
     const counts = await e.state.counts("wf");
     expect(counts.failed).toBe(0);
     expect(counts.pending).toBe(0);

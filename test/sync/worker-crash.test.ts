@@ -47,7 +47,7 @@ const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== nul
 
 describe("a worker killed mid-job", () => {
   it("should have every job it held completed by the next worker after SIGKILL", async () => {
-    const queue = e.queues.queue("wf");
+    const queue = e.queues.directory("wf");
     e.sim.setFaults({ latency: { fixedMs: 1500 } });
     const first = await startWorker("worker-a");
 
@@ -91,13 +91,13 @@ describe("a job whose workers keep dying", () => {
       const first = await startWorker("worker-c");
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push(await createUser(f, "wf", `stall${i}@example.com`));
-      await waitFor(async () => (await f.queues.queue("wf").getActiveCount()) === 3, 10000, "three active reconciles");
+      await waitFor(async () => (await f.queues.directory("wf").getActiveCount()) === 3, 10000, "three active reconciles");
       process.kill(first.pid!, "SIGKILL");
       await exited(first);
       f.sim.setFaults({ latency: { fixedMs: 0 } });
       const second = await startWorker("worker-d");
       await waitAllSynced(f, "wf", "user", ids, 25000);
-      expect(await f.queues.queue("wf").getFailedCount()).toBe(3); // BullMQ gave up on the stalled jobs…
+      expect(await f.queues.directory("wf").getFailedCount()).toBe(3); // BullMQ gave up on the stalled jobs…
       second.kill("SIGTERM");
       await exited(second);
     } finally {

@@ -1,0 +1,175 @@
+/**
+ * Admission of a directory's work into its queue shard (keys: src/store/queue-keys.ts). A directory's
+ * reconciles wait in its backlog; at most `concurrency` of them are admitted into the shard's BullMQ queue
+ * at a time, and none while the directory is paused or held (429). So a directory with 50,000 resources to
+ * resync has at most `concurrency` jobs in the shard at once and a shard-mate's 5 changes queue behind
+ * those few, never behind the 50,000; a paused directory's work waits in its backlog, not in the shard.
+ *
+ * A reconcile waiting out a retry delay gives its slot back meanwhile (one failing item does not stop its
+ * directory) and takes it again when it runs; while 2 × `concurrency` of them wait, nothing more is admitted.
+ *
+ * A resource is never admitted while it is in flight: a change that lands while its reconcile runs waits
+ * in the backlog and is admitted when that reconcile finishes (≤ 1 running + ≤ 1 waiting per resource, and
+ * two never at once). Every script touches the keys of one directory only (one hash tag, one cluster slot).
+ */
+import type { Redis } from "ioredis";
+import { DirectoryQueueKeys } from "./queue-keys";
+import { SyncStateStore } from "./sync-state";
+
+/*
+  KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying
+  ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms)
+  Moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
+  already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
+  Returns the members admitted.
+*/
+const ADMIT = `
+if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+if redis.call('EXISTS', KEYS[4]) == 1 then return {} end
+local cap = tonumber(ARGV[1])
+if redis.call('ZCARD', KEYS[5]) >= 2 * cap then return {} end
+local free = cap - redis.call('ZCARD', KEYS[2])
+if free <= 0 then return {} end
+local out = {}
+local candidates = redis.call('ZRANGE', KEYS[1], 0, free + 3 * cap)
+for _, m in ipairs(candidates) do
+  if #out >= free then break end
+  if not redis.call('ZSCORE', KEYS[2], m) and not redis.call('ZSCORE', KEYS[5], m) then out[#out + 1] = m end
+end
+for _, m in ipairs(out) do
+  redis.call('ZREM', KEYS[1], m)
+  redis.call('ZADD', KEYS[2], ARGV[2], m)
+end
+return out`;
+
+/*
+  KEYS[1] meta, KEYS[2] hold, KEYS[3] retrying, KEYS[4] inflight; ARGV[1] member ("" for a resync), ARGV[2] now
+  Before a job runs: {paused (0/1), ms still held}; a member back from a retry delay takes its slot again.
+*/
+const GATE = `
+local paused = redis.call('HEXISTS', KEYS[1], 'paused')
+local held = redis.call('PTTL', KEYS[2])
+if paused == 0 and ARGV[1] ~= '' and redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+end
+return {paused, held}`;
+
+/** Backlog, in-flight set and hold of each directory. */
+export class AdmissionStore {
+  private readonly state: SyncStateStore;
+
+  constructor(private readonly redis: Redis, private readonly keyPrefix: string) {
+    this.state = new SyncStateStore(redis, keyPrefix);
+  }
+
+  keys(dir: string): DirectoryQueueKeys {
+    return new DirectoryQueueKeys(this.keyPrefix, dir);
+  }
+
+  /** Adds members to the backlog (a member already there keeps its place). */
+  async add(dir: string, members: string[], now = Date.now()): Promise<void> {
+    const k = this.keys(dir);
+    for (let i = 0; i < members.length; i += 1000) {
+      const args: Array<string | number> = [];
+      for (const m of members.slice(i, i + 1000)) args.push(now, m);
+      await this.redis.zadd(k.backlog, "NX", ...args);
+    }
+  }
+
+  /** Admits what the directory's free slots allow; returns the members admitted (to be added to the shard). */
+  async admit(dir: string, cap: number, now = Date.now()): Promise<string[]> {
+    const k = this.keys(dir);
+    return (await this.redis.eval(ADMIT, 5, k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now))) as string[];
+  }
+
+  /** Frees the slot of a finished member. */
+  async release(dir: string, member: string): Promise<void> {
+    const k = this.keys(dir);
+    await this.redis.multi().zrem(k.inflight, member).zrem(k.retrying, member).exec();
+  }
+
+  /** Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs). */
+  async retrying(dir: string, member: string, now = Date.now()): Promise<void> {
+    const k = this.keys(dir);
+    await this.redis.multi().zrem(k.inflight, member).zadd(k.retrying, now, member).exec();
+  }
+
+  /** Frees the slot of a member whose job waits for other resources (WaitError): not counted at all meanwhile. */
+  async waiting(dir: string, member: string): Promise<void> {
+    await this.redis.zrem(this.keys(dir).inflight, member);
+  }
+
+  /** Puts an admitted member back at the front of the backlog and frees its slot (a paused directory's job). */
+  async park(dir: string, member: string): Promise<void> {
+    const k = this.keys(dir);
+    await this.redis.multi().zadd(k.backlog, "LT", 0, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
+  }
+
+  /** Puts a member whose job is gone back into the backlog and frees its slot (recovery). */
+  async requeue(dir: string, member: string, now = Date.now()): Promise<void> {
+    const k = this.keys(dir);
+    await this.redis.multi().zadd(k.backlog, "NX", now, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
+  }
+
+  /** Of each directory, the members admitted (in flight or retrying) since before `before` (ms); one round trip. */
+  async admittedSince(dirs: string[], before: number): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!dirs.length) return out;
+    const pipe = this.redis.pipeline();
+    for (const d of dirs) {
+      const k = this.keys(d);
+      pipe.zrangebyscore(k.inflight, "-inf", before).zrangebyscore(k.retrying, "-inf", before);
+    }
+    const res = (await pipe.exec()) ?? [];
+    dirs.forEach((d, i) => {
+      const members = [...((res[2 * i]?.[1] as string[] | undefined) ?? []), ...((res[2 * i + 1]?.[1] as string[] | undefined) ?? [])];
+      if (members.length) out.set(d, members);
+    });
+    return out;
+  }
+
+  /** Re-stamps admitted members whose job still exists. */
+  async touch(dir: string, members: string[], now = Date.now()): Promise<void> {
+    if (!members.length) return;
+    const k = this.keys(dir);
+    const args: Array<string | number> = [];
+    for (const m of members) args.push(now, m);
+    await this.redis.multi().zadd(k.inflight, "XX", ...args).zadd(k.retrying, "XX", ...args).exec();
+  }
+
+  /** Holds the directory's admission for `ms` (the platform's Retry-After). */
+  async hold(dir: string, ms: number): Promise<void> {
+    await this.redis.set(this.keys(dir).hold, "1", "PX", Math.max(1, Math.round(ms)));
+  }
+
+  /** Milliseconds the directory is still held (0: not held). */
+  async heldFor(dir: string): Promise<number> {
+    return Math.max(0, await this.redis.pttl(this.keys(dir).hold));
+  }
+
+  /**
+   * What a worker checks before running a job of the directory: paused, and how long it is still held; a
+   * reconcile back from a retry delay takes its slot again (`member`; "" for a resync).
+   */
+  async gate(dir: string, member = "", now = Date.now()): Promise<{ paused: boolean; heldMs: number }> {
+    const k = this.keys(dir);
+    const [paused, held] = (await this.redis.eval(GATE, 4, this.state.metaKey(dir), k.hold, k.retrying, k.inflight, member, String(now))) as [number, number];
+    return { paused: Number(paused) === 1, heldMs: Math.max(0, Number(held)) };
+  }
+
+  /** Resources waiting in the backlog and admitted (in the shard, not finished). */
+  async depth(dir: string): Promise<{ backlog: number; admitted: number }> {
+    const k = this.keys(dir);
+    const [backlog, inflight, retrying] = await Promise.all([this.redis.zcard(k.backlog), this.redis.zcard(k.inflight), this.redis.zcard(k.retrying)]);
+    return { backlog, admitted: inflight + retrying };
+  }
+
+  /** Of these directories, the ones with a non-empty backlog (one round trip). */
+  async backlogged(dirs: string[]): Promise<string[]> {
+    if (!dirs.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const d of dirs) pipe.zcard(this.keys(d).backlog);
+    const res = (await pipe.exec()) ?? [];
+    return dirs.filter((_, i) => Number(res[i]?.[1] ?? 0) > 0);
+  }
+}

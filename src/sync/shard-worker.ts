@@ -1,0 +1,93 @@
+/**
+ * The BullMQ Workers of one process: one per queue shard, whatever the number of directories, all on the
+ * process's shared connection (plus the blocking connection BullMQ gives each Worker). A job names its
+ * directory; the worker looks up that directory's processor (src/sync/processor.ts), so adding a directory
+ * registers a processor and needs no Worker.
+ *
+ * Before a job runs, its directory's gate: a paused directory's reconcile parks back in its backlog (the
+ * job completes as "parked", freeing the shard at once); a held one (429) waits out the hold in the shard's
+ * delayed set. When a reconcile finishes for good (completed, or failed after its last attempt) its
+ * admission slot is freed and the directory's next resource admitted; while it waits out a retry delay its
+ * slot is lent to the next resource and taken back when it runs again.
+ */
+import { DelayedError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Config } from "../config/schema";
+import { SHARD_QUEUE_NAME, shardPrefix } from "../store";
+import { RECONCILE, memberOf, type ReconcileJobData } from "./jobs";
+import { bridgeBackoff } from "./outcome";
+import type { SyncQueues } from "./queues";
+
+export type JobProcessor = (job: Job, token?: string) => Promise<string>;
+
+/** How long a job of a directory this process does not serve, or a paused directory's resync, waits. */
+const RECHECK_MS = 5000;
+
+/** Starts one Worker per shard; `lookup` gives the processor of a directory (undefined: not served here). */
+export function startShardWorkers(
+  redis: Redis, queues: SyncQueues, config: Config, logger: Logger, lookup: (dir: string) => JobProcessor | undefined,
+): Worker[] {
+  const run = async (job: Job, token?: string): Promise<string> => {
+    const { dir, kind, id } = job.data as ReconcileJobData;
+    const reconcile = job.name === RECONCILE;
+    const processor = lookup(dir);
+    const gate = await queues.admission.gate(dir, reconcile && processor ? memberOf(kind, id) : "");
+    if (!processor || gate.paused) {
+      if (reconcile) {
+        await queues.park(dir, kind, id);
+        return processor ? "parked: directory paused" : "parked: directory not served by this worker";
+      }
+      await job.moveToDelayed(Date.now() + RECHECK_MS, token);
+      throw new DelayedError(processor ? "directory paused" : "directory not served by this worker");
+    }
+    if (reconcile && gate.heldMs > 0) {
+      await job.moveToDelayed(Date.now() + gate.heldMs, token);
+      throw new DelayedError("directory held by the platform's rate limit");
+    }
+    return processor(job, token);
+  };
+
+  const workers: Worker[] = [];
+  for (let n = 0; n < queues.shards; n++) {
+    const worker = new Worker(SHARD_QUEUE_NAME, run, {
+      connection: redis, prefix: shardPrefix(config.redis.keyPrefix, n), concurrency: config.sync.shardConcurrency,
+      lockDuration: config.sync.lockDurationMs,
+      // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
+      stalledInterval: config.sync.lockDurationMs,
+      // a job whose worker died is handed on; after this many deaths BullMQ fails it (re-queued below)
+      maxStalledCount: config.sync.maxStalledCount,
+      settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
+    });
+    const log = logger.child({ shard: n });
+    worker.on("error", (err) => log.warn({ err: { message: err.message } }, "worker error"));
+    worker.on("completed", (job: Job) => {
+      if (job.name !== RECONCILE) return;
+      const { dir, kind, id } = job.data as ReconcileJobData;
+      queues.release(dir, kind, id).catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free an admission slot (recovered later)"));
+    });
+    worker.on("failed", (job: Job | undefined, err: Error) => {
+      if (!job || job.name !== RECONCILE) return;
+      const { dir, kind, id } = job.data as ReconcileJobData;
+      log.info({ directory: dir, kind, id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
+      // a job whose workers kept dying is failed by BullMQ on its next pick-up ("job stalled more than
+      // allowable limit") without running handleFailure: the platform refused nothing, so the resource is
+      // queued again rather than left pending with no job
+      const stalled = /stalled more than allowable limit/.test(err.message);
+      const next = async () => {
+        if (!stalled && !job.finishedOn) { // BullMQ retries it after its backoff: the slot is lent meanwhile
+          await queues.retrying(dir, kind, id);
+          return;
+        }
+        await queues.admission.release(dir, memberOf(kind, id));
+        if (stalled) {
+          log.warn({ directory: dir, kind, id }, "reconcile failed by stalling; queued again");
+          await queues.enqueue(dir, kind, id);
+        } else await queues.admit(dir);
+      };
+      next().catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free or re-queue after a failed reconcile"));
+    });
+    workers.push(worker);
+  }
+  return workers;
+}

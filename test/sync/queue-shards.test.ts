@@ -1,0 +1,160 @@
+/**
+ * Issue 12 §2: "A worker process holds a bounded number of Redis connections whatever the number of
+ * directories … keep per-directory rate limit, concurrency, 401 pause and failure isolation within a shard
+ * (a paused or rate-limited directory's jobs are parked … and never block its shard-mates; fair turns between
+ * directories of a shard so one directory's 50,000-user resync cannot starve a 5-user change of another).
+ * Adding a directory must not need a new Worker. Migrate jobs waiting in today's per-directory queues."
+ * Real Redis, BullMQ and the simulator over HTTP. Shard-mates are made certain with `sync.queueShards: 1`.
+ */
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import { createLogger } from "../../src/observability/logger";
+import { startSyncRuntime } from "../../src/roles/worker";
+import { legacyQueue } from "../../src/store";
+import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
+import { userBody } from "../helpers/expect-scim";
+import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
+import { createUser, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
+
+const logger = createLogger("silent");
+
+/** Connections whose CLIENT SETNAME is `name`, or (BullMQ's Workers) names one of this prefix's shards. */
+async function connectionsOf(e: SyncEnv, name: string): Promise<string[]> {
+  const list = (await e.redis.client("LIST")) as string;
+  return list.split("\n").map((l) => /(?:^| )name=(\S*)/.exec(l)?.[1] ?? "").filter((n) => n === name || n.startsWith(`{${e.prefix}:q`));
+}
+
+describe("queue shards", () => {
+  it("should hold at most 16 Redis connections in a worker of 200 directories, and sync any of them", async () => {
+    const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
+    const e = await startSyncEnv({ runtime: false, directories: ids.map((id) => ({ id })) });
+    try {
+      const name = `qs-test-${e.prefix}`;
+      e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY }, connectionName: name });
+      expect(e.runtime.workers).toHaveLength(e.config.sync.queueShards);
+      const uid = await createUser(e, "d157", "far.directory@example.com");
+      await waitStatus(e, "d157", "user", uid, "synced");
+      const conns = await connectionsOf(e, name);
+      expect(conns.length).toBeGreaterThan(0);
+      expect(conns.length).toBeLessThanOrEqual(16);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should let a directory added at run time sync through the existing Workers", async () => {
+    const e = await startSyncEnv({ config: { sync: { queueShards: 2 } } });
+    try {
+      const before = await connectionsOf(e, "scim-bridge-worker");
+      const workers = e.runtime!.workers.length;
+      const late = { ...e.config.directories[0], id: "late", tokenHashes: e.config.directories[0].tokenHashes };
+      await e.runtime!.addDirectory(late);
+      const uid = randomUUID();
+      await e.users.write("late", uid, userBody("late.one@example.com") as never, "create");
+      await e.runtime!.queues.enqueue("late", "user", uid);
+      await waitStatus(e, "late", "user", uid, "synced");
+      expect(e.runtime!.workers).toHaveLength(workers);
+      expect(await connectionsOf(e, "scim-bridge-worker")).toHaveLength(before.length);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should not let a paused directory hold its shard-mate", async () => {
+    const e = await startSyncEnv({
+      runtime: false,
+      config: { sync: { queueShards: 1, shardConcurrency: 2 } },
+      directories: [{ id: "bad", concurrency: 4, platform: { apiKeyEnv: "BAD_KEY" } }, { id: "good" }],
+      env: { BAD_KEY: "not-a-platform-key-0000" },
+    });
+    try {
+      const bad = [];
+      for (let i = 0; i < 30; i++) bad.push(await createUser(e, "bad", `bad${i}@example.com`));
+      const good = [await createUser(e, "good", "good.one@example.com"), await createUser(e, "good", "good.two@example.com")];
+      await e.startRuntime({ TEST_PLATFORM_KEY: PLATFORM_KEY, BAD_KEY: "not-a-platform-key-0000" });
+      await waitAllSynced(e, "good", "user", good);
+      await waitFor(async () => (await e.state.meta("bad")).paused, 5000, "bad paused");
+      // every one of bad's resources waits in its own backlog, none holds a place in the shard
+      await waitFor(async () => {
+        const d = await e.queues.depth("bad");
+        return d.backlog === bad.length && d.admitted === 0;
+      }, 10000, "bad's work parked in its backlog");
+      for (const id of bad) expect((await e.state.get("bad", "user", id)).status).toBe("pending");
+      expect(await simUser(e, "bad0@example.com")).toBeUndefined();
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should give a shard-mate's small change its turn ahead of another directory's big backlog", async () => {
+    const e = await startSyncEnv({
+      runtime: false,
+      config: { sync: { queueShards: 1, shardConcurrency: 2 } },
+      directories: [{ id: "big", concurrency: 2 }, { id: "small", concurrency: 2 }],
+      sim: { faults: { rateLimit: null, latency: { fixedMs: 10 } } },
+    });
+    try {
+      const big = [];
+      for (let i = 0; i < 150; i++) big.push(await createUser(e, "big", `big${i}@example.com`));
+      await e.startRuntime();
+      // the big backlog is queued first and is being worked on …
+      await waitFor(async () => (await e.state.counts("big")).synced >= 2, 10000, "big under way");
+      const small = [];
+      for (let i = 0; i < 5; i++) small.push(await createUser(e, "small", `small${i}@example.com`));
+      await waitAllSynced(e, "small", "user", small);
+      // … and the small change did not wait for it: most of big's backlog is still to do
+      const doneBig = (await e.state.counts("big")).synced;
+      expect(doneBig).toBeLessThan(big.length / 2);
+      await waitAllSynced(e, "big", "user", big, 60000);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should give back a slot whose job is gone (a worker died between admission and enqueue) and sync the resource", async () => {
+    const e = await startSyncEnv({ runtime: false, wf: { concurrency: 1 } });
+    try {
+      const uid = await createUser(e, "wf", "orphaned@example.com");
+      await e.redis.del(e.users.keys("wf").outbox);
+      // admitted long ago, no job in the shard: wf's one slot is taken by nothing
+      await e.redis.zadd(e.queues.admission.keys("wf").inflight, Date.now() - 120000, `user:${uid}`);
+      expect(await e.queues.admit("wf")).toBe(0);
+      expect(await e.queues.recover(60000)).toEqual({ requeued: 1, admitted: 1 });
+      await e.startRuntime();
+      await waitStatus(e, "wf", "user", uid, "synced");
+      await waitFor(async () => (await e.queues.depth("wf")).admitted === 0, 5000, "the slot freed");
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should move jobs waiting in the per-directory queues of earlier versions into the backlogs, once", async () => {
+    const e = await startSyncEnv({ runtime: false });
+    const { prefix, name } = legacyQueue(e.prefix, "wf");
+    const old = new Queue(name, { connection: e.redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true }), prefix });
+    try {
+      const uid = await createUser(e, "wf", "migrated@example.com");
+      // only the old queue knows of this change: the outbox entry is gone (an old dispatcher handled it)
+      await e.redis.del(e.users.keys("wf").outbox);
+      await old.add("reconcile", { kind: "user", id: uid }, { deduplication: { id: `user-${uid}` } });
+      await old.add("resync", { requestedBy: "old-admin" }, { deduplication: { id: "resync" }, delay: 60000 });
+      // a job an old worker took and never finished (stopped for the upgrade; its lock has expired)
+      const orphan = await createUser(e, "wf", "orphan.active@example.com");
+      await e.redis.del(e.users.keys("wf").outbox);
+      await old.add("reconcile", { kind: "user", id: orphan }, { deduplication: { id: `user-${orphan}` } });
+      const taken = (await old.getJobs(["wait"])).find((j) => j.data.id === orphan)!;
+      await e.redis.multi().lrem(`${prefix}:${name}:wait`, 0, taken.id!).lpush(`${prefix}:${name}:active`, taken.id!).exec();
+      await e.startRuntime();
+      await waitStatus(e, "wf", "user", uid, "synced");
+      await waitStatus(e, "wf", "user", orphan, "synced");
+      expect(await old.getJobCounts("wait", "delayed", "prioritized", "active")).toEqual({ wait: 0, delayed: 0, prioritized: 0, active: 0 });
+      // the resync request came over too, on wf's shard
+      await waitFor(async () => (await e.queues.jobsOf("wf", ["completed", "active", "wait", "delayed"])).some((j) => j.name === "resync" && j.data.requestedBy === "old-admin"), 10000, "the migrated resync");
+      // a second run (another worker starting) finds nothing to move
+      expect(await migrateLegacyQueues(e.redis, e.prefix, ["wf", "em"], e.runtime!.queues, logger)).toBe(0);
+    } finally {
+      await old.close();
+      await e.close();
+    }
+  });
+});
