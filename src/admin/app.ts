@@ -37,15 +37,20 @@ import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { AuthFailureKeys } from "../store";
+import { AuthFailureKeys, MinuteCounters, SERIES } from "../store";
+import type { DirectoryRegistry } from "../directories/registry";
+import { directoryAdminRoutes } from "./directory-admin";
+import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
-import { loginPage, statusPage } from "./status-page";
+import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
 
 export interface AdminDeps {
   config: Config;
   redis: RedisConnection;
   queues: SyncQueues;
+  /** The directories as they are now (default: the config file's only). */
+  registry?: DirectoryRegistry;
   /** Where unexpected errors are logged (their details never go to the client). */
   logger?: Logger;
 }
@@ -58,14 +63,13 @@ function done(req: Request, res: Response, status: number, body: unknown): void 
 /** JSON endpoints under /admin/directories. */
 function directoriesApi(c: OpsContext, logger?: Logger): Router {
   const r = express.Router();
-  const known = new Set(c.config.directories.map((d) => d.id));
   const knownId: express.RequestParamHandler = (_req, res, next, id: string) => {
-    if (!known.has(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
+    if (!c.registry.get(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
     next();
   };
   r.param("id", knownId);
   r.get("/", async (_req, res) => {
-    res.json(await Promise.all(c.config.directories.map((d) => directoryStatus(c, d.id))));
+    res.json(await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id))));
   });
   r.get("/:id", async (req, res) => { res.json(await directoryStatus(c, req.params.id)); });
   r.get("/:id/failed", async (req, res) => { res.json(await failedItems(c, req.params.id)); });
@@ -85,7 +89,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
   });
   r.use(resyncRoutes(c, knownId, logger));
   r.get("/:id/external-users", async (req, res) => {
-    const dir = c.config.directories.find((d) => d.id === req.params.id)!;
+    const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
     res.json(await c.usage.report(dir.platform.baseUrl, dir.embed.externalUserLimit));
   });
@@ -93,8 +97,8 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
 }
 
 /** The admin router (mount at /admin). */
-export function adminRouter({ config, redis, queues, logger }: AdminDeps): Router {
-  const c: OpsContext = { ...createOpsContext(config, redis), queues };
+export function adminRouter({ config, redis, queues, logger, registry }: AdminDeps): Router {
+  const c: OpsContext = { ...createOpsContext(config, redis, registry), queues };
   // the same failed-authentication limit as the SCIM endpoint (auth.*), counted apart from it
   const failures = new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds);
   const keys = new AuthFailureKeys(config.redis.keyPrefix);
@@ -145,15 +149,22 @@ export function adminRouter({ config, redis, queues, logger }: AdminDeps): Route
   });
   r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }, tooManyFailures));
   r.get("/status", async (_req, res) => {
-    const dirs = await Promise.all(config.directories.map((d) => directoryStatus(c, d.id)));
+    const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
     const held = new Map(await Promise.all(dirs.filter((d) => d.resync.status === "awaiting-confirmation")
       .map(async (d) => [d.id, await readHeld(redis, config.redis.keyPrefix, d.id, 50)] as const)));
     const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await readPlan(redis, config.redis.keyPrefix, d.id)] as const)))
       .filter((x): x is readonly [string, NonNullable<typeof x[1]>] => !!x[1]));
-    res.type("html").send(statusPage(dirs, failures, new Date(), held, plans));
+    const now = Date.now();
+    const counters = new MinuteCounters(redis, config.redis.keyPrefix);
+    const charts = new Map(await Promise.all(dirs.map(async (d) => {
+      const series = await Promise.all(SERIES.map((s) => counters.day(d.id, s, now)));
+      return [d.id, Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts] as const;
+    })));
+    res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts));
   });
-  r.use("/directories", directoriesApi(c, logger));
+  r.use("/status", itemPages(c));
+  r.use("/directories", directoryAdminRoutes(c), itemApi(c), directoriesApi(c, logger));
   r.post("/ownership/handover", async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? v : undefined);

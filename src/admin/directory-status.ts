@@ -3,18 +3,24 @@
  * last successful sync, why it is paused, external-user usage against the account limit, the latest
  * resync, and one word for the whole (in sync / syncing / failing / paused).
  */
+import type { Config } from "../config/schema";
 import type { SyncKind, SyncStatus } from "../store";
 import { readResync, type ResyncProgress } from "../sync/resync";
 import type { OpsContext } from "../ops/ops-context";
 import { DirectoryLabels } from "../ops/directory-labels";
 import { platformHealthy } from "../sync/key-check";
 
-export type Health = "in sync" | "syncing" | "failing" | "paused";
+export type Health = "in sync" | "syncing" | "failing" | "paused" | "disabled";
 
 export interface DirectoryStatus {
   id: string;
   displayName?: string;
   target: "workforce" | "embed";
+  /** "config": from the config file, read-only; "runtime": made through the admin API. */
+  source: "config" | "runtime";
+  disabled: boolean;
+  /** The SCIM base URL to give the IdP. */
+  scimBaseUrl: string;
   health: Health;
   users: number;
   groups: number;
@@ -39,10 +45,16 @@ export interface FailedItem {
   since: string | null;
 }
 
-/** Status of one configured directory. */
+/** The SCIM base URL of a directory, as the IdP is given it. */
+export function scimBaseUrl(config: Config, id: string): string {
+  return `${config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`}/scim/v2/${id}`;
+}
+
+/** Status of one directory. */
 export async function directoryStatus(c: OpsContext, id: string): Promise<DirectoryStatus> {
-  const dir = c.config.directories.find((d) => d.id === id);
-  if (!dir) throw new Error(`unknown directory "${id}"`);
+  const entry = c.registry.get(id);
+  if (!entry) throw new Error(`unknown directory "${id}"`);
+  const dir = entry.dir;
   const [items, users, groups, depth, meta, resync] = await Promise.all([
     c.state.counts(id), c.users.count(id), c.groups.count(id), c.queues.depth(id),
     c.state.meta(id), readResync(c.redis, c.config.redis.keyPrefix, id),
@@ -60,9 +72,9 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
   }
   const paused = meta.paused ? { reason: meta.paused, at: meta.pausedAt ?? null } : null;
   const busy = items.pending > 0 || waiting + queueView.active + queueView.delayed > 0 || resync.status === "running";
-  const health: Health = paused || isPaused ? "paused" : items.failed > 0 ? "failing" : busy ? "syncing" : "in sync";
+  const health: Health = entry.disabled ? "disabled" : paused || isPaused ? "paused" : items.failed > 0 ? "failing" : busy ? "syncing" : "in sync";
   return {
-    id, displayName: dir.displayName, target: dir.target, health, users, groups, items, queue: queueView,
+    id, displayName: dir.displayName, target: dir.target, source: entry.source, disabled: entry.disabled, scimBaseUrl: scimBaseUrl(c.config, id), health, users, groups, items, queue: queueView,
     lastSyncAt: meta.lastSyncAt ?? null, paused: paused ?? (isPaused ? { reason: "paused by an operator", at: null } : null),
     platformKey: { status: meta.keyStatus ?? "unchecked", healthy: platformHealthy(meta.keyStatus), checkedAt: meta.keyCheckedAt ?? null },
     metricsLabel: await new DirectoryLabels(c.redis, c.config.redis.keyPrefix).label(id).catch(() => null),

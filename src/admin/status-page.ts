@@ -7,18 +7,25 @@
 import { resyncPercent, type PlanReport } from "../sync/resync";
 import type { PlanItem } from "../sync/resync-plan";
 import type { DirectoryStatus, FailedItem } from "./directory-status";
+import type { Series } from "../store";
+import { chart } from "./charts";
+import { duration, esc, when } from "./html";
+import { itemHref, searchForm } from "./item-page";
 
-/** HTML-escapes text. */
-export function esc(v: unknown): string {
-  return String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!);
-}
+export { esc };
+
+/** The status page's charts of one directory: the last 24 h, one value per minute per series. */
+export type DirectoryCharts = Record<Series, number[]>;
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1b1f24}h1{font-size:20px}table{border-collapse:collapse;margin:8px 0 20px}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 .state{font-weight:600;padding:2px 8px;border-radius:10px;white-space:nowrap}.in-sync{background:#dafbe1}.syncing{background:#ddf4ff}.failing{background:#ffebe9}.paused{background:#fff8c5}
-.msg{font-family:ui-monospace,monospace;font-size:12px}form{display:inline}button{margin:0 4px 4px 0}progress{width:200px}`;
+.msg{font-family:ui-monospace,monospace;font-size:12px}form{display:inline}button{margin:0 4px 4px 0}progress{width:200px}
+.disabled{background:#eaeef2}.badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#eaeef2}.charts{display:flex;flex-wrap:wrap;gap:12px}
+figure.chart{margin:0}figcaption{font-size:12px}time{border-bottom:1px dotted #8c959f}ol.timeline{list-style:none;padding-left:0}ol.timeline li{padding:4px 0;border-bottom:1px solid #eaeef2}
+.ev-failed,.ev-paused{color:#a40e26}.ev-applied{color:#116329}textarea{width:100%;max-width:720px;font-family:ui-monospace,monospace}`;
 
-function page(title: string, body: string, refresh = false): string {
+export function page(title: string, body: string, refresh = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">${refresh ? "<meta http-equiv=\"refresh\" content=\"5\">" : ""}
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
@@ -31,7 +38,17 @@ export function loginPage(error?: string): string {
 <button type="submit">Sign in</button></form>`);
 }
 
-function resyncCell(d: DirectoryStatus): string {
+/** "42 items/s, about 3 min left" for a running resync. */
+function resyncRate(d: DirectoryStatus, now: Date): string {
+  const r = d.resync;
+  if (r.status !== "running" || !r.startedAt || !r.total) return "";
+  const elapsed = (now.getTime() - Date.parse(r.startedAt)) / 1000;
+  if (!(elapsed > 0) || !r.done) return `<div class="resync-rate">started ${when(r.startedAt, now)}</div>`;
+  const rate = r.done / elapsed;
+  return `<div class="resync-rate">${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} items/s, about ${duration((r.total - r.done) / rate)} left</div>`;
+}
+
+function resyncCell(d: DirectoryStatus, now = new Date()): string {
   const r = d.resync;
   if (!r.status) return "never";
   const pct = resyncPercent(r);
@@ -39,14 +56,15 @@ function resyncCell(d: DirectoryStatus): string {
   const state = r.status === "awaiting-confirmation" ? `<strong class="state failing">awaiting confirmation</strong> of ${r.held} deprovision(s)`
     : r.status === "running" ? `running (${esc(r.phase)})` : r.phase === "cancelled" ? "done (deprovisions cancelled)" : "done";
   return `<progress max="100" value="${pct}" aria-label="resync of ${esc(d.id)}">${pct}%</progress> <span class="resync-pct">${pct}%</span>
-<div>${state}: ${summary}</div>`;
+<div>${state}: ${summary}</div>${resyncRate(d, now)}`;
 }
 
 function actions(d: DirectoryStatus): string {
   const btn = (path: string, label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/${path}"><button type="submit">${label}</button></form>`;
   const dry = `<form method="post" action="/admin/directories/${esc(d.id)}/resync?dryRun=true"><button type="submit">Dry run</button></form>`;
   const answer = d.resync.status === "awaiting-confirmation" ? btn("resync/confirm", "Confirm deprovisions") + btn("resync/cancel", "Cancel deprovisions") : "";
-  return [d.items.failed ? btn("retry", "Retry failed") : "", d.paused ? btn("resume", "Resume") : "", answer, btn("resync", "Resync"), dry].join("");
+  const onOff = d.disabled ? btn("enable", "Enable") : btn("disable", "Disable");
+  return [d.items.failed ? btn("retry", "Retry failed") : "", d.paused && !d.disabled ? btn("resume", "Resume") : "", answer, btn("resync", "Resync"), dry, onOff].join("");
 }
 
 const itemRows = (items: PlanItem[]) => items.slice(0, 50).map((it) => `<tr><td>${esc(it.kind)}</td><td>${esc(it.name ?? "")}</td><td class="msg">${esc(it.id)}</td><td class="msg">${esc(it.platformId ?? "")}</td></tr>`).join("");
@@ -64,24 +82,51 @@ ${p.deprovision.length ? itemTable(p.deprovision, p.counts.deprovision) : ""}</s
 
 /** The dashboard. */
 export function statusPage(dirs: DirectoryStatus[], failures: Map<string, FailedItem[]>, now = new Date(),
-  held = new Map<string, PlanItem[]>(), plans = new Map<string, PlanReport>()): string {
+  held = new Map<string, PlanItem[]>(), plans = new Map<string, PlanReport>(), charts = new Map<string, DirectoryCharts>()): string {
+  const chartRow = (d: DirectoryStatus) => {
+    const c = charts.get(d.id);
+    if (!c) return "";
+    return `<tr class="chart-row" data-charts="${esc(d.id)}"><td colspan="11"><div class="charts">
+${chart("changes from the IdP", c.idp, "sum", now)}${chart("platform calls", c.calls, "sum", now)}${chart("platform call failures", c.callFailures, "sum", now, "", "#cf222e")}
+${chart("queue depth", c.queue, "max", now)}${chart("sync lag", c.lag, "max", now, "ms", "#8250df")}</div></td></tr>`;
+  };
   const rows = dirs.map((d) => `<tr data-directory="${esc(d.id)}">
-<td><strong>${esc(d.id)}</strong>${d.displayName ? `<br>${esc(d.displayName)}` : ""}</td><td>${esc(d.target)}</td>
+<td><strong>${esc(d.id)}</strong> <span class="badge">${d.source === "config" ? "from config" : "runtime"}</span>${d.displayName ? `<br>${esc(d.displayName)}` : ""}
+<div class="msg">${esc(d.scimBaseUrl)}</div>${searchForm(d.id)}</td><td>${esc(d.target)}</td>
 <td><span class="state ${d.health.replace(" ", "-")}">${esc(d.health)}</span>${d.paused ? `<div class="msg">${esc(d.paused.reason)}</div>` : ""}</td>
 <td>${d.users} users, ${d.groups} groups</td>
 <td>${d.items.synced} synced, ${d.items.pending} pending, ${d.items.failed} failed, ${d.items.deprovisioned} deprovisioned</td>
 <td>${d.queue.waiting} waiting, ${d.queue.active} active, ${d.queue.delayed} delayed</td>
-<td>${esc(d.lastSyncAt ?? "never")}</td>
-<td class="platform">${d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span><div class="msg">${esc(d.platformKey.status)}</div>`}<div>${esc(d.platformKey.checkedAt ?? "")}</div></td>
+<td>${when(d.lastSyncAt, now)}</td>
+<td class="platform">${d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span><div class="msg">${esc(d.platformKey.status)}</div>`}<div>${when(d.platformKey.checkedAt, now, "")}</div></td>
 <td>${d.externalUsers ? `${d.externalUsers.used} / ${d.externalUsers.limit} (${d.externalUsers.percent}%)${d.externalUsers.warning ? " ⚠" : ""}` : "—"}</td>
-<td>${resyncCell(d)}</td><td>${actions(d)}</td></tr>`).join("");
+<td>${resyncCell(d, now)}</td><td>${actions(d)}</td></tr>${chartRow(d)}`).join("");
   const fails = dirs.filter((d) => (failures.get(d.id) ?? []).length).map((d) => `<h3>${esc(d.id)}</h3><table><thead><tr><th>Kind</th><th>Name</th><th>Platform message</th><th>Attempts</th><th>Since</th></tr></thead><tbody>
-${(failures.get(d.id) ?? []).slice(0, 20).map((f) => `<tr><td>${esc(f.kind)}</td><td>${esc(f.name ?? f.id)}</td><td class="msg">${esc(f.lastError)}</td><td>${f.attempts}</td><td>${esc(f.since)}</td></tr>`).join("")}
+${(failures.get(d.id) ?? []).slice(0, 20).map((f) => `<tr><td>${esc(f.kind)}</td><td><a href="${itemHref(d.id, f.kind, f.id)}">${esc(f.name ?? f.id)}</a></td><td class="msg">${esc(f.lastError)}</td><td>${f.attempts}</td><td>${when(f.since, now)}</td></tr>`).join("")}
 </tbody></table>`).join("");
   return page("scim-bridge status", `<h1>scim-bridge status</h1><p>As of ${esc(now.toISOString())} · <a href="/admin/queues">queues</a> ·
 <form method="post" action="/admin/logout"><button type="submit">Sign out</button></form></p>
 <table><thead><tr><th>Directory</th><th>Target</th><th>State</th><th>Desired</th><th>Sync status</th><th>Queue</th><th>Last sync</th><th>Platform</th><th>External users</th><th>Resync</th><th>Actions</th></tr></thead>
 <tbody>${rows || "<tr><td colspan=\"11\">No directories configured.</td></tr>"}</tbody></table>
 ${resyncSections(dirs, held, plans)}
-<h2>Latest failures</h2>${fails || "<p>No failed items.</p>"}`, true);
+<h2>Latest failures</h2>${fails || "<p>No failed items.</p>"}
+<p><a href="/admin/status/new">Add a directory</a></p>`, true);
+}
+
+/** The page that creates a directory (no refresh: a person types here). */
+export function newDirectoryPage(input?: string, issues?: string[]): string {
+  const value = input ?? `{"id": "", "displayName": "", "target": "workforce",\n "platform": {"baseUrl": "https://", "deploymentId": 1, "apiKeyEnv": "PLATFORM_API_KEY"}}`;
+  return page("scim-bridge — add a directory", `<p><a href="/admin/status">← status</a></p><h1>Add a directory</h1>
+${issues ? `<div role="alert" class="failing"><p>Not created:</p><ul>${issues.map((i) => `<li class="msg">${esc(i)}</li>`).join("")}</ul></div>` : ""}
+<form method="post" action="/admin/directories"><label for="new-directory">The directory as a config file's <code>directories[]</code> entry holds it, without <code>tokenHashes</code></label><br>
+<textarea id="new-directory" name="directory" rows="8" required>${esc(value)}</textarea><br>
+<button type="submit">Create directory</button></form>`);
+}
+
+/** What a person sees once: the SCIM base URL and the first token of a directory made on the page. */
+export function createdPage(id: string, scimBaseUrl: string, token: string): string {
+  return page(`scim-bridge — ${id} created`, `<p><a href="/admin/status">← status</a></p><h1>Directory ${esc(id)} created</h1>
+<p>Give the IdP these now. The token is shown this once: only its hash is kept.</p>
+<table><tbody><tr><th>SCIM base URL</th><td class="msg" data-field="scim-base-url">${esc(scimBaseUrl)}</td></tr>
+<tr><th>Bearer token</th><td class="msg" data-field="token">${esc(token)}</td></tr></tbody></table>`);
 }

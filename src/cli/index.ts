@@ -10,6 +10,8 @@
  *   handover <space> <resource> --to <directory>   hand a platform resource to another directory of its account
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
+ *   directory create|list|show|update|disable|enable|delete, directory token …, directory oauth …
+ *                                 directories at runtime, through a running bridge's admin API only (--url)
  * status, resync and retry-failed work on Redis with this machine's configuration, or with `--url` (or
  * SCIM_BRIDGE_URL) through a running bridge's admin API with `--admin-token` (or SCIM_BRIDGE_ADMIN_TOKEN).
  */
@@ -22,6 +24,7 @@ import { adminApiBackend } from "./backends/admin-api-backend";
 import { UnknownDirectoryError, type OpsBackend } from "./backends/ops-backend";
 import { redisBackend } from "./backends/redis-backend";
 import { configCheckCommand } from "./commands/config-check";
+import { directoryCommands } from "./commands/directory";
 import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 import { userInfo } from "node:os";
 
@@ -114,6 +117,12 @@ export function buildProgram(): Command {
       const t = randomBytes(32).toString("base64url");
       out(`token for ${dir} (shown once; give it to the IdP as the bearer token):\n  ${t}\nadd this to directories[id="${dir}"].tokenHashes:\n  "sha256:${hashToken(t)}"`);
     });
+  directoryCommands(program, remote, (o) => {
+    const { url, adminToken } = o as RemoteOptions;
+    if (!url) throw new UsageError("directory commands go through a running bridge: --url <bridge URL> (or SCIM_BRIDGE_URL)");
+    if (!adminToken) throw new UsageError("--url needs the admin token: --admin-token <token> or SCIM_BRIDGE_ADMIN_TOKEN");
+    return { url, token: adminToken };
+  }, out);
   const cfg = program.command("config").description("configuration");
   cfg.command("check").option("--online", "also check with the platform that each directory's key works and covers its deployment")
     .description("validate the configuration (files and environment), the variables it names and the platform URLs")

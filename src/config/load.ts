@@ -127,7 +127,13 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
 /** Turns zod issues into one operator-readable message: key, origin, what is expected. */
 export function formatConfigError(error: z.ZodError, origins = new Map<string, string>()): string {
-  const lines = error.issues.map((issue) => {
+  const lines = configIssueLines(error, origins);
+  return `Invalid configuration:\n${lines.join("\n")}\nFix these keys in config/*.json, the file at SCIM_BRIDGE_CONFIG, or the environment variable named.`;
+}
+
+/** One line per zod issue, `- <key>[ (from ENV)]: <message>` (also used for directories made at runtime). */
+export function configIssueLines(error: z.ZodError, origins = new Map<string, string>()): string[] {
+  return error.issues.map((issue) => {
     // one unknown key: name it in the path (`directories.0.rateLimt: unknown key; did you mean …`)
     const path = issue.code === "unrecognized_keys" && issue.keys.length === 1 ? [...issue.path, issue.keys[0]] : issue.path;
     const key = path.map(String).join(".") || "(top level)";
@@ -135,5 +141,4 @@ export function formatConfigError(error: z.ZodError, origins = new Map<string, s
     const origin = [...origins].find(([k]) => key === k || key.startsWith(`${k}.`))?.[1];
     return `- ${key}${origin ? ` (from ${origin})` : ""}: ${issue.message}`;
   });
-  return `Invalid configuration:\n${lines.join("\n")}\nFix these keys in config/*.json, the file at SCIM_BRIDGE_CONFIG, or the environment variable named.`;
 }

@@ -138,7 +138,11 @@ const safetySchema = strictObject({
 export const directorySchema = strictObject({
     id: z.string().regex(DIRECTORY_ID, "expected lower-case letters, digits and '-' (1–63 characters, starting with a letter or digit)"),
     displayName: z.string().optional(),
-    tokenHashes: z.array(sha256Hex).min(1, "expected at least one token hash"),
+    /**
+     * SHA-256 hashes of the directory's SCIM tokens. At least one for a config-file directory; a directory
+     * created at runtime has none here (its tokens live in Redis, made by the admin API).
+     */
+    tokenHashes: z.array(sha256Hex).default([]),
     target: z.enum(["workforce", "embed"]),
     platform: platformSchema,
     embed: embedSchema.optional(),
@@ -310,6 +314,26 @@ export const configSchema = strictObject({
         tokenHashes: z.array(sha256Hex).default([]),
       })
       .prefault({}),
+    oauth: strictObject({
+        /** Lifetime of an access token from POST /oauth/token (RFC 6749 §4.4), in seconds. */
+        accessTokenTtlSeconds: z.number().int().positive().max(86400).default(3600),
+      })
+      .prefault({}),
+    activity: strictObject({
+        /** Events kept per user or group (IdP writes, outcomes, platform calls, retries, pauses). */
+        maxEvents: z.number().int().positive().max(10000).default(50),
+        /** A trail with no new event for this many days is dropped (deleted resources' trails go too). */
+        retentionDays: z.number().int().positive().default(30),
+      })
+      .prefault({}),
+    registry: strictObject({
+        /**
+         * Every server and worker reloads the directories (runtime ones, disabled flags, credentials) this
+         * often, as a safety net behind the change notifications they get at once through Redis pub/sub.
+         */
+        reloadIntervalMs: z.number().int().positive().default(1000),
+      })
+      .prefault({}),
     log: strictObject({
         level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
       })
@@ -320,6 +344,7 @@ export const configSchema = strictObject({
     const seen = new Set<string>();
     c.directories.forEach((d, i) => {
       if (seen.has(d.id)) ctx.addIssue({ code: "custom", path: ["directories", i, "id"], message: `duplicate directory id "${d.id}"` });
+      if (d.tokenHashes.length === 0) ctx.addIssue({ code: "custom", path: ["directories", i, "tokenHashes"], message: "expected at least one token hash" });
       seen.add(d.id);
     });
     for (const { path, message } of tokenHashCollisions(c)) ctx.addIssue({ code: "custom", path, message });

@@ -12,7 +12,7 @@ import { DirectoryLabels } from "./directory-labels";
 import { platformHealthy } from "../sync/key-check";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
-  for (const d of c.config.directories) {
+  for (const d of c.registry.enabled()) {
     const [depth, items, meta] = await Promise.all([c.queues.depth(d.id), c.state.counts(d.id), c.state.meta(d.id)]);
     // per directory: "waiting" in its backlog (not admitted yet) and "admitted" into its shard, not finished
     m.queueDepth.set({ directory: d.id, state: "waiting" }, depth.backlog);
@@ -38,7 +38,7 @@ export function metricsHandler(c: OpsContext | undefined, m: Metrics): RequestHa
     let text = await m.registry.metrics();
     if (!hashes.length && c && labels) {
       try {
-        text = await labels.rewrite(text, c.config.directories.map((d) => d.id));
+        text = await labels.rewrite(text, c.registry.list().map((e) => e.dir.id));
       } catch {
         // no salt (Redis unreachable): no per-directory series rather than the ids
         text = text.split("\n").filter((l) => !/directory="/.test(l) || /directory="unknown"/.test(l)).join("\n");

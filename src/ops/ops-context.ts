@@ -1,6 +1,7 @@
 /** What the operator surface (admin API, status page, CLI, metrics) reads: config, Redis, queues, stores. */
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
+import { DirectoryRegistry } from "../directories/registry";
 import { GroupStore, SyncStateStore, UserStore } from "../store";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { SyncQueues } from "../sync/queues";
@@ -13,13 +14,15 @@ export interface OpsContext {
   groups: GroupStore;
   state: SyncStateStore;
   usage: ExternalUserUsage;
+  /** The directories as they are now (config file and runtime). */
+  registry: DirectoryRegistry;
 }
 
 /** Builds the context on a queue-style connection (one that waits through Redis restarts). */
-export function createOpsContext(config: Config, redis: RedisConnection): OpsContext {
+export function createOpsContext(config: Config, redis: RedisConnection, registry = DirectoryRegistry.fromConfig(config)): OpsContext {
   const p = config.redis.keyPrefix;
   return {
-    config, redis, queues: new SyncQueues(redis, config),
+    config, redis, registry, queues: new SyncQueues(redis, config),
     users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
     state: new SyncStateStore(redis, p), usage: new ExternalUserUsage(redis, p),
   };

@@ -75,6 +75,8 @@ export interface PlatformCallInfo {
   /** HTTP status, or 0 when no answer came (timeout, reset). */
   status: number;
   durationMs: number;
+  /** The error's message when the call failed (the platform's message, or a timeout / connection text). */
+  message?: string;
 }
 
 /** The transport every API module uses. */
@@ -142,7 +144,7 @@ export class PlatformTransport {
 
   private logCall(spec: RequestSpec, status: number, started: number, requestId: string, err?: Error): void {
     const line = { method: spec.method, path: spec.path, status, durationMs: Math.round(performance.now() - started), requestId };
-    this.options.onCall?.({ method: spec.method, path: spec.path, status, durationMs: line.durationMs });
+    this.options.onCall?.({ method: spec.method, path: spec.path, status, durationMs: line.durationMs, ...(err ? { message: err.message } : {}) });
     if (err) this.log.warn({ ...line, error: err.name, message: err.message }, "platform call failed");
     else this.log[this.options.callLogLevel ?? "debug"](line, "platform call");
   }

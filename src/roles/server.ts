@@ -15,6 +15,9 @@ import { healthz, readyz, RoleProbe } from "../ops/health";
 import type { Metrics } from "../observability/metrics";
 import { requestLog } from "../observability/request-log";
 import { createScimApp } from "../scim/app";
+import { AuthFailureLimiter } from "../auth/auth-failures";
+import { startRegistry, type DirectoryRegistry } from "../directories/registry";
+import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
 import { GroupStore, UserStore, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
@@ -50,13 +53,12 @@ function closer(server: http.Server): Promise<void> {
 }
 
 /** Counts SCIM requests by directory (configured ones only: unknown ids become "unknown"), method, status. */
-function scimMetrics(config: Config, m: Metrics): express.RequestHandler {
-  const known = new Set(config.directories.map((d) => d.id));
+function scimMetrics(registry: DirectoryRegistry, m: Metrics): express.RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.on("finish", () => {
       const id = String(req.params.directoryId);
-      const directory = known.has(id) ? id : "unknown";
+      const directory = registry.get(id) ? id : "unknown";
       m.scimRequests.inc({ directory, method: req.method, status: String(res.statusCode) });
       m.scimDuration.observe({ directory, method: req.method }, (performance.now() - started) / 1000);
     });
@@ -84,16 +86,18 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis);
   opsRedis.on("error", () => undefined);
-  const ops = createOpsContext(config, opsRedis);
+  const registry = await startRegistry(config, opsRedis, logger);
+  const ops = createOpsContext(config, opsRedis, registry);
 
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.server.trustProxy);
   app.use(requestLog(logger));
   opsRoutes(app, ops, opts.probe ?? new RoleProbe("server"), opts.metrics);
-  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger }));
-  if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(config, opts.metrics));
-  app.use(createScimApp({ config, users, groups, logger }));
+  app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger, registry }));
+  app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));
+  if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(registry, opts.metrics));
+  app.use(createScimApp({ config, users, groups, logger, registry }));
   // errors raised by this app's own layers (e.g. a malformed %-escape in /scim/v2/:directoryId, matched by
   // the metrics middleware) skip the mounted SCIM app's handlers: answer them in SCIM form too, never
   // with Express's default HTML page and its stack trace
@@ -104,6 +108,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
     url, port,
     close: async () => {
       await closer(server);
+      await registry.stop();
       await ops.queues.close();
       await opsRedis.quit().catch(() => opsRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());

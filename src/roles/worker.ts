@@ -5,13 +5,17 @@
  * blocking read, and one blocking connection per shard Worker. Directories are registered (a processor in
  * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
  * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
+ * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
+ * changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the runtime does
+ * about it (`followRegistry`).
  */
 import { hostname } from "node:os";
 import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import { startRegistry, type DirectoryRegistry } from "../directories/registry";
+import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { pauseDirectory } from "../sync/directory-control";
@@ -35,6 +39,8 @@ export interface SyncRuntime {
   addDirectory(dir: DirectoryConfig): Promise<void>;
   /** Stops serving a directory (its queued work stays in Redis). */
   removeDirectory(id: string): Promise<void>;
+  /** The directories this runtime serves, kept current. */
+  registry: DirectoryRegistry;
   /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
   canTakeJobs(): boolean;
   close(): Promise<void>;
@@ -46,6 +52,8 @@ export interface RuntimeOptions {
   metrics?: Metrics;
   /** CLIENT SETNAME of the process's connections (default `scim-bridge-worker`). */
   connectionName?: string;
+  /** The registry to follow (default: one started on this runtime's Redis connection). */
+  registry?: DirectoryRegistry;
 }
 
 /** Starts the shard workers and the dispatcher for every configured directory. */
@@ -69,6 +77,16 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const clients = new Map<string, PlatformClient>();
   const monitors = new Map<string, KeyMonitor>();
   const revivals = new Map<string, Revival>();
+  const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis, prefix);
+  let dispatcher: OutboxDispatcher | undefined;
+  // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest)
+  const sampler = setInterval(() => {
+    for (const id of processors.keys()) {
+      queues.depth(id).then((n) => counters.max(id, "queue", n.backlog + n.admitted)).catch(() => undefined);
+    }
+  }, 15_000);
+  sampler.unref();
   let closing = false;
 
   const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
@@ -98,6 +116,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     };
     processors.set(dir.id, createProcessor({
       ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
+      activity, counters,
       hold: (ms) => queues.hold(dir.id, ms),
       onWait: (kind, id) => queues.waiting(dir.id, kind, id),
     }));
@@ -113,9 +132,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     monitors.set(dir.id, monitor);
     monitor.start();
     await queues.admit(dir.id);
+    await dispatcher?.addDirectory(dir.id);
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
+    dispatcher?.removeDirectory(id);
     processors.delete(id);
     queues.unregister(id);
     monitors.get(id)?.stop();
@@ -128,7 +149,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     await client?.close();
   };
 
-  for (const dir of config.directories) await addDirectory(dir);
+  const registry = opts.registry ?? await startRegistry(config, redis, logger);
+  for (const dir of registry.enabled()) await addDirectory(dir);
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir));
 
@@ -143,23 +165,26 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   }, config.sync.sweepIntervalMs);
   recovery.unref();
 
-  const dispatcher = new OutboxDispatcher(redis, blocking, queues, {
-    keyPrefix: prefix, directoryIds: config.directories.map((d) => d.id),
+  dispatcher = new OutboxDispatcher(redis, blocking, queues, {
+    keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),
   }, logger);
   await dispatcher.init();
   dispatcher.start();
+  followRegistry(registry, addDirectory, removeDirectory);
 
   return {
-    queues, dispatcher, workers, addDirectory, removeDirectory,
+    queues, dispatcher, workers, addDirectory, removeDirectory, registry,
     canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     close: async () => {
       closing = true;
       clearInterval(recovery);
+      clearInterval(sampler);
+      if (!opts.registry) await registry.stop();
       for (const m of monitors.values()) m.stop();
       for (const r of revivals.values()) r.stop();
-      await dispatcher.stop();
+      await dispatcher!.stop();
       await Promise.all(workers.map((w) => w.close()));
       await recovering;
       await queues.close();
@@ -168,4 +193,15 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/**
+ * The worker's whole reaction to a directory change: a new or enabled directory is added, a disabled or
+ * deleted one removed, a changed one removed and added again with its new settings.
+ */
+export function followRegistry(registry: DirectoryRegistry, add: (dir: DirectoryConfig) => Promise<void>, remove: (id: string) => Promise<void>): void {
+  registry.onChange(async (id, after, before) => {
+    if (before && !before.disabled) await remove(id);
+    if (after && !after.disabled) await add(after.dir);
+  });
 }

@@ -9,8 +9,10 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { RedisConnection } from "../store/connection";
-import { AuthFailureKeys, type GroupStore, type UserStore } from "../store";
+import { ActivityStore, AuthFailureKeys, MinuteCounters, GroupStore, UserStore } from "../store";
+import { idpActivity } from "../activity/idp-activity";
 import { AuthFailureLimiter } from "../auth/auth-failures";
+import { DirectoryRegistry } from "../directories/registry";
 import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
@@ -29,12 +31,28 @@ export interface ScimAppDeps {
   logger: Logger;
   /** Redis for the failed-authentication counter (defaults to the users store's connection). */
   redis?: RedisConnection;
+  /** The directories served, kept current (default: the config file's only). */
+  registry?: DirectoryRegistry;
+}
+
+/** The store's write options of a directory (its settings may change at runtime: read per request). */
+function writeOptionsOf(uniqueExternalId: boolean | undefined): { uniqueExternalId?: boolean } {
+  return uniqueExternalId === undefined ? {} : { uniqueExternalId };
+}
+
+/** `store` whose write and delete mark `res.locals.scimChanged` when they change the resource. */
+function noteChanges<T extends UserStore | GroupStore>(store: T, res: express.Response): T {
+  const s = store as unknown as { write(...a: unknown[]): Promise<{ changed: boolean }>; delete(...a: unknown[]): Promise<void> };
+  return Object.create(store, {
+    write: { value: async (...a: unknown[]) => { const r = await s.write(...a); if (r.changed) res.locals.scimChanged = true; return r; } },
+    delete: { value: async (...a: unknown[]) => { await s.delete(...a); res.locals.scimChanged = true; } },
+  }) as T;
 }
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
 /** Builds the SCIM express app for every configured directory. */
-export function createScimApp({ config, users, groups, logger, redis }: ScimAppDeps): Express {
+export function createScimApp({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Express {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -45,8 +63,6 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
   setupScimmy();
   const scans = new ScanGate(config.scim.maxConcurrentScans);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
-  const hashes = new Map(config.directories.map((d) => [d.id, d.tokenHashes.map((h) => Buffer.from(h, "hex"))]));
-  const writeOptions = new Map(config.directories.map((d) => [d.id, { uniqueExternalId: d.uniqueness.externalId }]));
 
   const app = express();
   app.disable("x-powered-by");
@@ -55,11 +71,14 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
-  dir.use(directoryAuth(hashes, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
+  dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = {
-      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, users, groups, settings, scans, writeOptions: writeOptions.get(directoryId) ?? {},
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans,
+      // a write request's stores note whether it changed anything (the activity trail records changes only)
+      ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
+      writeOptions: writeOptionsOf(registry.get(directoryId)?.dir.uniqueness.externalId),
     };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
@@ -73,8 +92,10 @@ export function createScimApp({ config, users, groups, logger, redis }: ScimAppD
     }
     next();
   });
-  dir.use("/Users", usersRouter());
-  dir.use("/Groups", groupsRouter());
+  const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
+  dir.use("/Users", idpActivity(activity, "user", counters), usersRouter());
+  dir.use("/Groups", idpActivity(activity, "group", counters), groupsRouter());
   dir.use(rootSearchRouter());
   dir.use(discoveryRouter());
 

@@ -4,19 +4,27 @@
  * directory B. [RFC6750§3] a 401 carries `WWW-Authenticate: Bearer`.
  * A valid token always passes. Wrong tokens are counted per (directory, client address); past the limit
  * they get 429 with Retry-After instead of 401 (src/auth/auth-failures.ts).
+ * Tokens are the directory's config-file hashes, the tokens made through the admin API and OAuth access
+ * tokens of the directory (src/directories/registry.ts); an expired one is refused like a wrong one.
+ * A disabled directory answers its own valid tokens 403 with a SCIM error: the IdP keeps its changes and
+ * retries later, nothing is lost.
  */
 import type { RequestHandler } from "express";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { presentedToken, tokenMatches } from "../auth/token";
+import { presentedToken } from "../auth/token";
+import type { DirectoryRegistry } from "../directories/registry";
 import { DIRECTORY_ID } from "../config/schema";
 import type { AuthFailureKeys } from "../store";
 import { sendScimError } from "./errors";
 
 /** Middleware for `/scim/v2/:directoryId`: next() for a token of that directory, else 401 (or 429 past the failure limit). */
-export function directoryAuth(tokenHashes: Map<string, Buffer[]>, limiter: AuthFailureLimiter, keys: AuthFailureKeys): RequestHandler {
+export function directoryAuth(registry: DirectoryRegistry, limiter: AuthFailureLimiter, keys: AuthFailureKeys): RequestHandler {
   return async (req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    if (tokenMatches(presentedToken(req.header("authorization")), tokenHashes.get(directoryId) ?? [])) return next();
+    if (await registry.authenticate(directoryId, presentedToken(req.header("authorization")))) {
+      if (!registry.get(directoryId)?.disabled) return next();
+      return sendScimError(res, 403, undefined, `Directory "${directoryId}" is disabled on the bridge; changes are not accepted until an operator enables it again`);
+    }
     const wait = await limiter.fail(keys.directory(DIRECTORY_ID.test(directoryId) ? directoryId : undefined, req.ip ?? "unknown"));
     if (wait) {
       res.setHeader("Retry-After", String(wait));

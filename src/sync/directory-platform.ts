@@ -7,9 +7,10 @@ import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { createPlatformClient, type PlatformClient } from "../platform";
-import { SyncStateKeys, platformAccountRateKey } from "../store";
+import { DirectoryKeys, MinuteCounters, SyncStateKeys, platformAccountRateKey } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
 import { LimiterChain, SharedRateLimiter } from "./shared-rate-limiter";
+import { noteActivity } from "../activity/scope";
 
 /** The one throttle of a directory's calls: its shared window, and its platform account's when configured. */
 function directoryLimiter(dir: DirectoryConfig, config: Config, redis: RedisConnection): SharedRateLimiter | LimiterChain {
@@ -27,6 +28,7 @@ export function createDirectoryPlatform(
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
+  const counters = new MinuteCounters(redis, config.redis.keyPrefix);
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
@@ -34,13 +36,17 @@ export function createDirectoryPlatform(
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
       limiter: directoryLimiter(dir, config, redis),
       logger: logger.child({ directory: dir.id }),
-      onCall: metrics || onStatus ? ({ method, path, status, durationMs }) => {
+      onCall: ({ method, path, status, durationMs, message }) => {
         onStatus?.(status);
+        // the activity trail of the resource being reconciled (src/activity/scope.ts) and the status page's charts
+        noteActivity({ type: "call", method, path, status, durationMs, ...(message ? { message } : {}) });
+        counters.add(dir.id, "calls").catch(() => undefined);
+        if (status === 0 || status >= 400) counters.add(dir.id, "callFailures").catch(() => undefined);
         if (!metrics) return;
         const endpoint = endpointLabel(method, path);
         metrics.platformCalls.inc({ directory: dir.id, endpoint, status: String(status) });
         metrics.platformDuration.observe({ directory: dir.id, endpoint }, durationMs / 1000);
-      } : undefined,
+      },
     });
   } catch (err) {
     return (err as Error).message;

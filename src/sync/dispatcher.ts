@@ -9,6 +9,9 @@
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
  *
+ * Directories come and go at runtime (`addDirectory` / `removeDirectory`): the next read (≤ blockMs
+ * later) covers the new set. A removed directory's outbox stays as it is until it is added again.
+ *
  * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
  * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
  */
@@ -66,17 +69,31 @@ export class OutboxDispatcher {
 
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
   async init(): Promise<void> {
-    for (const key of this.streams.keys()) {
-      try {
-        await this.redis.xgroup("CREATE", key, DISPATCH_GROUP, "0", "MKSTREAM");
-      } catch (err) {
-        if (!/BUSYGROUP/.test((err as Error).message)) throw err;
-      }
+    for (const key of this.streams.keys()) await this.createGroup(key);
+  }
+
+  private async createGroup(key: string): Promise<void> {
+    try {
+      await this.redis.xgroup("CREATE", key, DISPATCH_GROUP, "0", "MKSTREAM");
+    } catch (err) {
+      if (!/BUSYGROUP/.test((err as Error).message)) throw err;
     }
   }
 
+  /** Reads a directory's outbox from the next read on. */
+  async addDirectory(id: string): Promise<void> {
+    const key = new DirectoryKeys(this.options.keyPrefix, id).outbox;
+    await this.createGroup(key);
+    this.streams.set(key, id);
+  }
+
+  /** Stops reading a directory's outbox (entries stay for when it is added again). */
+  removeDirectory(id: string): void {
+    this.streams.delete(new DirectoryKeys(this.options.keyPrefix, id).outbox);
+  }
+
   start(): void {
-    if (this.running || this.streams.size === 0) return;
+    if (this.running) return;
     this.running = true;
     this.loops = [this.readLoop(), this.sweepLoop()];
   }
@@ -90,7 +107,8 @@ export class OutboxDispatcher {
 
   /** Marks never-synced resources pending, enqueues, then acks a batch of entries of one stream. */
   private async handle(stream: string, entries: StreamEntry[]): Promise<void> {
-    const dir = this.streams.get(stream)!;
+    const dir = this.streams.get(stream);
+    if (!dir) return; // removed meanwhile: the entries stay pending for when it comes back
     const done: string[] = [];
     const work: Array<{ kind: SyncKind; id: string }> = [];
     for (const [id, raw] of entries) {
@@ -109,13 +127,17 @@ export class OutboxDispatcher {
   }
 
   private async readLoop(): Promise<void> {
-    const keys = [...this.streams.keys()];
-    // On Redis Cluster each directory's outbox is in its own hash slot, and one XREADGROUP may only name
-    // keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"): poll the streams one
-    // command each instead of one blocking read of them all.
-    const perSlot = this.blocking instanceof Cluster && keys.length > 1;
     let idleMs = IDLE_POLL_MIN_MS;
     while (this.running) {
+      const keys = [...this.streams.keys()];
+      if (keys.length === 0) {
+        await new Promise((r) => setTimeout(r, this.options.blockMs ?? 1000));
+        continue;
+      }
+      // On Redis Cluster each directory's outbox is in its own hash slot, and one XREADGROUP may only name
+      // keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"): poll the streams one
+      // command each instead of one blocking read of them all.
+      const perSlot = this.blocking instanceof Cluster && keys.length > 1;
       try {
         if (!perSlot) {
           const res = (await this.blocking.xreadgroup(
@@ -147,7 +169,7 @@ export class OutboxDispatcher {
   /** The sweeper: takes over entries another (crashed) consumer read and never acked. */
   async sweep(): Promise<number> {
     let moved = 0;
-    for (const key of this.streams.keys()) {
+    for (const key of [...this.streams.keys()]) {
       let cursor = "0-0";
       do {
         const res = (await this.redis.xautoclaim(key, DISPATCH_GROUP, this.options.consumer, this.options.claimIdleMs, cursor, "COUNT", 500)) as [string, StreamEntry[], ...unknown[]];

@@ -9,7 +9,9 @@ import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
-import { handleFailure } from "./outcome";
+import { classify, handleFailure } from "./outcome";
+import { collectActivity } from "../activity/scope";
+import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
 import type { Revival } from "./revival";
@@ -26,6 +28,10 @@ export interface ProcessorDeps {
   metrics?: Metrics;
   /** Queues transient failures again later (issue 9 item 6). */
   revival?: Revival;
+  /** The activity trail (src/store/activity-store.ts); none: nothing recorded. */
+  activity?: ActivityStore;
+  /** Per-minute series of the status page's charts. */
+  counters?: MinuteCounters;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
@@ -42,8 +48,14 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
     }
     const { kind, id } = job.data as ReconcileJobData;
     const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
+    const trail: ActivityEvent[] = [];
+    const record = (e?: Omit<ActivityEvent, "at">) => d.activity?.append(dirId, kind, id, e ? [...trail, { ...e, at: new Date().toISOString() } as ActivityEvent] : trail)
+      .catch(() => undefined);
     try {
-      const outcome = await reconcile(ctx, kind, id);
+      const outcome = await collectActivity(trail, () => reconcile(ctx, kind, id));
+      await record({ type: "applied", outcome });
+      // sync lag for the status page: from the job being queued to its reconcile done
+      d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
       await settleResync(redis, prefix, dirId, kind, id, outcome);
       if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {
         lastSyncWrite = Date.now();
@@ -55,6 +67,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
     } catch (err) {
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome: "error" });
       endTimer?.();
+      await record(failureEvent(err, job.attemptsMade + 1, job.opts.attempts ?? 1));
       return handleFailure(err, job, token, kind as SyncKind, id, {
         state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
         onWait: d.onWait ? () => d.onWait!(kind as SyncKind, id) : undefined,
@@ -63,4 +76,16 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       });
     }
   };
+}
+
+/** What the trail says of a failed reconcile: the same verdict `outcome.ts` acts on. */
+function failureEvent(err: unknown, attempt: number, attempts: number): Omit<ActivityEvent, "at"> {
+  const message = err instanceof Error ? err.message : String(err);
+  switch (classify(err)) {
+    case "wait": return { type: "waiting", message };
+    case "rate-limited": return { type: "rate-limited", message };
+    case "auth": return { type: "paused", message };
+    case "failed": return { type: "failed", message };
+    default: return attempt >= attempts ? { type: "failed", message, attempt } : { type: "retry", message, attempt };
+  }
 }

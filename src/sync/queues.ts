@@ -160,6 +160,16 @@ export class SyncQueues {
     });
   }
 
+  /** Deletes every job and key of a directory's queue (the directory is being deleted), and forgets it. */
+  async obliterate(directoryId: string): Promise<void> {
+    // the shard is shared: only this directory's jobs go (its admission keys live under its own hash tag
+    // and go with the rest of its keys)
+    for (const job of await this.jobsOf(directoryId, ["waiting", "prioritized", "delayed", "completed", "failed", "active"])) {
+      await job.remove().catch(() => undefined);
+    }
+    this.unregister(directoryId);
+  }
+
   /** True while a directory is paused (401 or an operator). */
   async isPaused(directoryId: string): Promise<boolean> {
     return (await this.state.meta(directoryId)).paused !== undefined;

@@ -12,6 +12,8 @@ import { hashToken, tokenMatches } from "../../src/auth/token";
 import { AdminSessions } from "../../src/admin/session";
 import { AuthFailureLimiter } from "../../src/auth/auth-failures";
 import { AuthFailureKeys } from "../../src/store/auth-failure-keys";
+import { configSchema } from "../../src/config/schema";
+import { DirectoryRegistry } from "../../src/directories/registry";
 
 const sha = (t: string) => crypto.createHash("sha256").update(t, "utf8").digest();
 const tokens = ["first-token", "second-token", "third-token"];
@@ -64,7 +66,13 @@ describe("tokenMatches", () => {
 describe("directoryAuth", () => {
   const app = express();
   // no Redis: the failure limiter lets everything through, so only the comparisons are observed
-  app.use("/scim/v2/:directoryId", directoryAuth(new Map([["acme", hashes], ["solo", [hashes[0]]]]), new AuthFailureLimiter(undefined, 5, 60), new AuthFailureKeys("p")), (_req, res) => { res.send("ok"); });
+  const platform = { baseUrl: "https://p.example.com/api", deploymentId: 1, apiKeyEnv: "K" };
+  const config = configSchema.parse({ directories: [
+    { id: "acme", target: "workforce", platform, tokenHashes: hashes.map((h) => h.toString("hex")) },
+  ] });
+  // a second directory with one of the same hashes: the config file refuses that, a test may not
+  config.directories.push({ ...config.directories[0], id: "solo", tokenHashes: [hashes[0].toString("hex")] });
+  app.use("/scim/v2/:directoryId", directoryAuth(DirectoryRegistry.fromConfig(config), new AuthFailureLimiter(undefined, 5, 60), new AuthFailureKeys("p")), (_req, res) => { res.send("ok"); });
 
   it("should do the same comparisons for a wrong token as for the right one, and one for an unknown directory", async () => {
     for (const [dir, token, status, calls] of [["acme", "first-token", 200, 3], ["acme", "wrong-token", 401, 3], ["acme", "third-token", 200, 3], ["solo", "first-token", 200, 1], ["nowhere", "first-token", 401, 1]] as const) {

@@ -2,7 +2,8 @@
 import type { Config } from "../../config/schema";
 import { directoryStatus } from "../../admin/directory-status";
 import { createOpsContext } from "../../ops/ops-context";
-import { createQueueConnection, waitReady } from "../../store";
+import { DirectoryRegistry } from "../../directories/registry";
+import { DirectoryRecords, createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
 import { readPlan, readResync } from "../../sync/resync";
@@ -20,8 +21,12 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     redis.disconnect();
     throw err;
   }
-  const c = createOpsContext(config, redis);
-  const ids = config.directories.map((d) => d.id);
+  const registry = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix));
+  try {
+    await registry.reload();
+  } catch { /* config-file directories only */ }
+  const c = createOpsContext(config, redis, registry);
+  const ids = registry.list().map((e) => e.dir.id);
   return {
     statuses: () => Promise.all(ids.map((id) => directoryStatus(c, id))),
     requireDirectory: async (dir) => {

@@ -1,0 +1,58 @@
+/**
+ * The IdP's part of the activity trail: after a SCIM write changes a resource (POST, PUT, PATCH, DELETE on
+ * /Users or /Groups; the request's stores set `res.locals.scimChanged`, src/scim/app.ts), the method and the names of the attributes it set or changed are appended to the resource's
+ * trail. Values are never kept (a `password` shows as the name "password" only).
+ */
+import type { Request, RequestHandler } from "express";
+import type { ActivityStore, MinuteCounters, SyncKind } from "../store";
+
+type Json = Record<string, unknown>;
+const META = new Set(["schemas", "id", "meta"]);
+
+/** Top-level names of a resource body; extension objects as `<urn>:<name>`. */
+function bodyNames(body: unknown): string[] {
+  if (typeof body !== "object" || body === null) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(body as Json)) {
+    if (META.has(k)) continue;
+    if (k.startsWith("urn:") && typeof v === "object" && v !== null && !Array.isArray(v)) out.push(...Object.keys(v as Json).map((n) => `${k}:${n}`));
+    else out.push(k);
+  }
+  return out;
+}
+
+/** [RFC7644§3.5.2] each operation names its target by `path`, or (no path) by the keys of its value. */
+function patchNames(body: unknown): string[] {
+  const ops = (body as { Operations?: unknown; operations?: unknown } | undefined)?.Operations ?? (body as { operations?: unknown } | undefined)?.operations;
+  if (!Array.isArray(ops)) return [];
+  const out: string[] = [];
+  for (const op of ops as Json[]) {
+    const verb = String(op.op ?? "").toLowerCase();
+    if (typeof op.path === "string" && op.path) out.push(`${verb} ${op.path}`);
+    else for (const n of bodyNames(op.value)) out.push(`${verb} ${n}`);
+  }
+  return out;
+}
+
+function attributeNames(req: Request): string[] {
+  const names = req.method === "PATCH" ? patchNames(req.body) : req.method === "DELETE" ? [] : bodyNames(req.body);
+  return [...new Set(names)].slice(0, 100);
+}
+
+/** Middleware for `/Users` (kind user) or `/Groups` (kind group). */
+export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind, counters?: MinuteCounters): RequestHandler {
+  return (req, res, next) => {
+    if (!activity || !["POST", "PUT", "PATCH", "DELETE"].includes(req.method) || req.path.startsWith("/.search")) return next();
+    res.on("finish", () => {
+      // a request that changed nothing (a PATCH repeating the current values) leaves no trace
+      if (res.statusCode < 200 || res.statusCode > 299 || !res.locals.scimChanged) return;
+      const directoryId = String((res.locals.scim as { directoryId?: string } | undefined)?.directoryId ?? req.params.directoryId);
+      const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
+      if (!id) return;
+      counters?.add(directoryId, "idp").catch(() => undefined);
+      activity.append(directoryId, kind, id, [{ type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes: attributeNames(req) }])
+        .catch(() => undefined);
+    });
+    next();
+  };
+}

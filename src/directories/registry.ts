@@ -1,0 +1,208 @@
+/**
+ * The directories a process serves, as they are now: the config file's (read-only, "from config") and
+ * those made at runtime through the admin API (Redis, src/store/directory-records.ts), each with its
+ * disabled flag and credentials (SCIM tokens, OAuth client secrets: hashes only).
+ *
+ * Every server and worker keeps this view in memory and reloads it when any process announces a change
+ * on the pub/sub channel, and every `registry.reloadIntervalMs` as a safety net (a lost message, a
+ * reconnect). Listeners (the worker runtime) hear about directories added, changed, disabled or removed.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { RedisConnection } from "../store/connection";
+import type { Logger } from "pino";
+import type { Config, DirectoryConfig } from "../config/schema";
+import { DirectoryRecords, type CredentialKind, type CredentialRecord } from "../store";
+import { validateDirectoryInput } from "./validate";
+
+export interface DirectoryEntry {
+  dir: DirectoryConfig;
+  source: "config" | "runtime";
+  disabled: boolean;
+  createdAt?: string;
+  updatedAt?: string;
+  credentials: CredentialRecord[];
+}
+
+/** A directory's settings or state changed: `after` undefined means it is gone. */
+export type DirectoryListener = (id: string, after: DirectoryEntry | undefined, before: DirectoryEntry | undefined) => Promise<void> | void;
+
+interface Candidate { hash: Buffer; id?: string; live: boolean }
+
+const DUMMY = Buffer.alloc(32);
+/** Last-use times are written at most this often per credential. */
+const TOUCH_EVERY_MS = 60_000;
+
+function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+/** What the worker runtime cares about: a change of settings or of the disabled flag. */
+function signature(e: DirectoryEntry | undefined): string {
+  return e ? JSON.stringify([e.dir, e.disabled]) : "";
+}
+
+export class DirectoryRegistry {
+  private entries = new Map<string, DirectoryEntry>();
+  private readonly listeners: DirectoryListener[] = [];
+  private readonly touched = new Map<string, number>();
+  private subscriber?: RedisConnection;
+  private timer?: NodeJS.Timeout;
+  private chain: Promise<void> = Promise.resolve();
+  private queued = false;
+  private failing = false;
+
+  constructor(private readonly config: Config, readonly records?: DirectoryRecords, private readonly logger?: Logger) {
+    for (const d of config.directories) this.entries.set(d.id, { dir: d, source: "config", disabled: false, credentials: [] });
+  }
+
+  /** A registry of the config file's directories only (no Redis): tests and tools that need no runtime changes. */
+  static fromConfig(config: Config): DirectoryRegistry {
+    return new DirectoryRegistry(config);
+  }
+
+  /** Loads from RedisConnection, then follows changes (pub/sub and the periodic reload). */
+  async start(): Promise<void> {
+    if (!this.records) return;
+    await this.reload();
+    const sub = (this.records.redis as { duplicate(): RedisConnection }).duplicate();
+    this.subscriber = sub;
+    sub.on("error", () => undefined);
+    sub.on("message", () => { void this.reload(); });
+    await sub.subscribe(this.records.keys.channel).catch((err: Error) => this.logger?.warn({ err: { message: err.message } }, "directory change channel unavailable; relying on the periodic reload"));
+    this.timer = setInterval(() => { void this.reload(); }, this.config.registry.reloadIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.subscriber?.disconnect();
+    await this.chain;
+  }
+
+  onChange(fn: DirectoryListener): void {
+    this.listeners.push(fn);
+  }
+
+  /**
+   * Reads the registry from Redis and tells listeners what changed. Reloads run one at a time; calls that
+   * arrive while one runs are folded into a single next one.
+   */
+  reload(): Promise<void> {
+    if (!this.records) return Promise.resolve();
+    if (this.queued) return this.chain;
+    this.queued = true;
+    this.chain = this.chain.then(async () => {
+      this.queued = false;
+      try {
+        await this.load();
+        this.failing = false;
+      } catch (err) {
+        // once per outage, not once a second while Redis is away
+        if (!this.failing) this.logger?.warn({ err: { message: (err as Error).message } }, "directory reload failed; keeping the last view");
+        this.failing = true;
+      }
+    });
+    return this.chain;
+  }
+
+  private async load(): Promise<void> {
+    const snap = await this.records!.snapshot(this.config.directories.map((d) => d.id));
+    const next = new Map<string, DirectoryEntry>();
+    for (const d of this.config.directories) {
+      next.set(d.id, { dir: d, source: "config", disabled: snap.disabledConfig.has(d.id), credentials: snap.credentials.get(d.id) ?? [] });
+    }
+    for (const [id, rec] of snap.runtime) {
+      if (next.has(id)) continue; // a config-file directory of the same id wins (the admin API refuses such ids)
+      const v = validateDirectoryInput({ ...rec.input, id });
+      if (!v.ok) {
+        this.logger?.warn({ directory: id, issues: v.issues }, "runtime directory no longer valid; not served");
+        continue;
+      }
+      next.set(id, { dir: v.dir, source: "runtime", disabled: rec.disabled, createdAt: rec.createdAt, updatedAt: rec.updatedAt, credentials: snap.credentials.get(id) ?? [] });
+    }
+    const before = this.entries;
+    this.entries = next;
+    for (const id of new Set([...before.keys(), ...next.keys()])) {
+      const [b, a] = [before.get(id), next.get(id)];
+      if (signature(b) === signature(a)) continue;
+      for (const fn of this.listeners) {
+        try {
+          await fn(id, a, b);
+        } catch (err) {
+          this.logger?.error({ directory: id, err: { message: (err as Error).message } }, "reacting to a directory change failed");
+        }
+      }
+    }
+  }
+
+  /** Every directory, config-file ones first. */
+  list(): DirectoryEntry[] {
+    return [...this.entries.values()];
+  }
+
+  /** The settings of every enabled directory. */
+  enabled(): DirectoryConfig[] {
+    return this.list().filter((e) => !e.disabled).map((e) => e.dir);
+  }
+
+  get(id: string): DirectoryEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  /**
+   * Is `token` a live SCIM credential of directory `id`: a config-file token hash, an unexpired token made
+   * through the admin API, or an unexpired OAuth access token of this directory. Every hash is compared
+   * in constant time, without an early exit; an expired token fails like a wrong one.
+   */
+  async authenticate(id: string, token: string | undefined): Promise<boolean> {
+    const entry = this.entries.get(id);
+    const match = this.match(entry, "token", token);
+    if (match) {
+      if (match.id) this.touch(id, match.id);
+      return true;
+    }
+    if (!entry || token === undefined || !this.records) return false;
+    return this.records.accessTokenValid(id, sha256(token).toString("hex"));
+  }
+
+  /** The live client secret of directory `clientId` that `secret` is, if any (OAuth client authentication). */
+  authenticateClient(clientId: string, secret: string | undefined): boolean {
+    const match = this.match(this.entries.get(clientId), "client-secret", secret);
+    if (match?.id) this.touch(clientId, match.id);
+    return !!match;
+  }
+
+  private match(entry: DirectoryEntry | undefined, kind: CredentialKind, secret: string | undefined): Candidate | undefined {
+    const now = Date.now();
+    const candidates: Candidate[] = [];
+    if (entry && kind === "token") for (const h of entry.dir.tokenHashes) candidates.push({ hash: Buffer.from(h, "hex"), live: true });
+    for (const c of entry?.credentials ?? []) {
+      if (c.kind === kind) candidates.push({ hash: Buffer.from(c.hash, "hex"), id: c.id, live: !c.expiresAt || Date.parse(c.expiresAt) > now });
+    }
+    const digest = sha256(secret ?? "");
+    let found: Candidate | undefined;
+    for (const c of candidates) {
+      const eq = timingSafeEqual(c.hash, digest);
+      if (eq && c.live && !found) found = c;
+    }
+    if (candidates.length === 0) timingSafeEqual(DUMMY, digest);
+    return secret === undefined ? undefined : found;
+  }
+
+  /** Records a credential's last use (at most once a minute per credential; never blocks the request). */
+  private touch(dir: string, credentialId: string): void {
+    if (!this.records) return;
+    const key = `${dir}\0${credentialId}`;
+    const now = Date.now();
+    if (now - (this.touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
+    this.touched.set(key, now);
+    this.records.touch(dir, credentialId, new Date(now).toISOString()).catch(() => this.touched.delete(key));
+  }
+}
+
+/** A registry on RedisConnection, started. */
+export async function startRegistry(config: Config, redis: RedisConnection, logger?: Logger): Promise<DirectoryRegistry> {
+  const r = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix), logger);
+  await r.start();
+  return r;
+}

@@ -1,0 +1,58 @@
+/**
+ * The activity trail of each user and group: what the IdP did, what the reconciler applied, each platform
+ * call (method, path, status, message), retries and pauses. One capped stream per resource, so memory is
+ * bounded by resources × `activity.maxEvents`, and a trail untouched for `activity.retentionDays` expires
+ * (a deleted resource's trail does not stay forever):
+ *
+ *   P a:<k>:<id>   STREAM  fields: e (the event as JSON: {type, at, ...}); XADD … MAXLEN = maxEvents
+ *
+ * where P = `<keyPrefix>:{<directoryId>}:` and <k> is "u" or "g". Values of attributes are never written,
+ * only names.
+ */
+import type { RedisConnection } from "./connection";
+import { DirectoryKeys } from "./keys";
+import type { SyncKind } from "./sync-state";
+
+/** One event of a trail. */
+export interface ActivityEvent {
+  /** idp: a SCIM write from the IdP; applied: the reconciler's outcome; call: one platform call (one try);
+   *  retry / paused / rate-limited / failed / waiting: what became of a failed reconcile. */
+  type: "idp" | "applied" | "call" | "retry" | "paused" | "rate-limited" | "failed" | "waiting";
+  at: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  message?: string;
+  /** idp: names of the attributes the request set or changed (never their values). */
+  attributes?: string[];
+  /** applied: the reconciler's outcome (created, updated, unchanged, deactivated, deleted, …). */
+  outcome?: string;
+  attempt?: number;
+  durationMs?: number;
+}
+
+export class ActivityStore {
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {}
+
+  key(dir: string, kind: SyncKind, id: string): string {
+    return `${new DirectoryKeys(this.keyPrefix, dir).prefix}a:${kind === "user" ? "u" : "g"}:${id}`;
+  }
+
+  /** Appends events in order, keeping the newest `maxEvents`. */
+  async append(dir: string, kind: SyncKind, id: string, events: ActivityEvent[]): Promise<void> {
+    if (!events.length) return;
+    const key = this.key(dir, kind, id);
+    const pipe = this.redis.pipeline();
+    for (const e of events) pipe.xadd(key, "MAXLEN", String(this.maxEvents), "*", "e", JSON.stringify(e));
+    pipe.expire(key, this.retentionDays * 86400);
+    await pipe.exec();
+  }
+
+  /** The trail, newest first. */
+  async read(dir: string, kind: SyncKind, id: string): Promise<ActivityEvent[]> {
+    const entries = await this.redis.xrevrange(this.key(dir, kind, id), "+", "-", "COUNT", this.maxEvents);
+    return entries.map(([, fields]) => {
+      try { return JSON.parse(fields[1]) as ActivityEvent; } catch { return undefined; }
+    }).filter((e): e is ActivityEvent => !!e);
+  }
+}

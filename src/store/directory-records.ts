@@ -1,0 +1,143 @@
+/**
+ * The directory registry's records in Redis (layout in registry-keys.ts): runtime directories, the
+ * disabled flag, credentials (hashes only) and their last use. Every write publishes the directory's id on
+ * the change channel so every server and worker reloads at once.
+ */
+import type { RedisConnection } from "./connection";
+import { RegistryKeys } from "./registry-keys";
+
+/** A runtime directory as stored. `input` is the config-file form of the directory, without tokenHashes. */
+export interface DirectoryRecord {
+  input: Record<string, unknown>;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type CredentialKind = "token" | "client-secret";
+
+/** A credential as stored: its SHA-256, never the secret. */
+export interface CredentialRecord {
+  id: string;
+  kind: CredentialKind;
+  label: string;
+  hash: string;
+  createdAt: string;
+  expiresAt?: string;
+}
+
+/** Everything the registry loads in one round trip. */
+export interface RegistrySnapshot {
+  runtime: Map<string, DirectoryRecord>;
+  disabledConfig: Set<string>;
+  credentials: Map<string, CredentialRecord[]>;
+}
+
+function parseJson<T>(s: string): T | undefined {
+  try { return JSON.parse(s) as T; } catch { return undefined; }
+}
+
+/** Reads and writes the registry records. */
+export class DirectoryRecords {
+  readonly keys: RegistryKeys;
+  constructor(readonly redis: RedisConnection, keyPrefix: string) {
+    this.keys = new RegistryKeys(keyPrefix);
+  }
+
+  /** Runtime directories, disabled config directories and the credentials of `ids` (plus every runtime id). */
+  async snapshot(configIds: string[]): Promise<RegistrySnapshot> {
+    const [raw, disabled] = await Promise.all([this.redis.hgetall(this.keys.directories), this.redis.smembers(this.keys.disabledConfig)]);
+    const runtime = new Map<string, DirectoryRecord>();
+    for (const [id, json] of Object.entries(raw)) {
+      const rec = parseJson<DirectoryRecord>(json);
+      if (rec) runtime.set(id, rec);
+    }
+    const ids = [...new Set([...configIds, ...runtime.keys()])];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hgetall(this.keys.credentials(id));
+    const res = ids.length ? (await pipe.exec()) ?? [] : [];
+    const credentials = new Map<string, CredentialRecord[]>();
+    ids.forEach((id, i) => {
+      const h = (res[i]?.[1] ?? {}) as Record<string, string>;
+      credentials.set(id, Object.values(h).map((j) => parseJson<CredentialRecord>(j)).filter((c): c is CredentialRecord => !!c)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt)));
+    });
+    return { runtime, disabledConfig: new Set(disabled), credentials };
+  }
+
+  async get(id: string): Promise<DirectoryRecord | undefined> {
+    const json = await this.redis.hget(this.keys.directories, id);
+    return json ? parseJson<DirectoryRecord>(json) : undefined;
+  }
+
+  /** Creates a runtime directory; false when the id is taken. */
+  async create(id: string, rec: DirectoryRecord): Promise<boolean> {
+    const ok = await this.redis.hsetnx(this.keys.directories, id, JSON.stringify(rec));
+    if (ok) await this.changed(id);
+    return ok === 1;
+  }
+
+  async put(id: string, rec: DirectoryRecord): Promise<void> {
+    await this.redis.hset(this.keys.directories, id, JSON.stringify(rec));
+    await this.changed(id);
+  }
+
+  /** Disables or enables a config-file directory. */
+  async setConfigDisabled(id: string, disabled: boolean): Promise<void> {
+    if (disabled) await this.redis.sadd(this.keys.disabledConfig, id);
+    else await this.redis.srem(this.keys.disabledConfig, id);
+    await this.changed(id);
+  }
+
+  async addCredential(dir: string, c: CredentialRecord): Promise<void> {
+    await this.redis.hset(this.keys.credentials(dir), c.id, JSON.stringify(c));
+    await this.changed(dir);
+  }
+
+  /** Revokes a credential; false when it did not exist. */
+  async removeCredential(dir: string, credentialId: string): Promise<boolean> {
+    const n = await this.redis.multi().hdel(this.keys.credentials(dir), credentialId).hdel(this.keys.lastUsed(dir), credentialId).exec();
+    await this.changed(dir);
+    return Number(n?.[0]?.[1] ?? 0) === 1;
+  }
+
+  async lastUsed(dir: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.keys.lastUsed(dir));
+  }
+
+  async touch(dir: string, credentialId: string, at: string): Promise<void> {
+    await this.redis.hset(this.keys.lastUsed(dir), credentialId, at);
+  }
+
+  /** Stores an OAuth access token's hash for `ttlSeconds`. */
+  async addAccessToken(dir: string, tokenHash: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(this.keys.accessToken(dir, tokenHash), "1", "EX", ttlSeconds);
+  }
+
+  async accessTokenValid(dir: string, tokenHash: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.accessToken(dir, tokenHash))) === 1;
+  }
+
+  /** Removes the registry record of a directory (its other keys are purged apart). */
+  async remove(id: string): Promise<void> {
+    await this.redis.multi().hdel(this.keys.directories, id).srem(this.keys.disabledConfig, id).exec();
+    await this.changed(id);
+  }
+
+  /** Deletes every key of the directory (SCAN + UNLINK); resolves with how many. */
+  async purgeKeys(id: string): Promise<number> {
+    let cursor = "0";
+    let n = 0;
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", this.keys.directoryPattern(id), "COUNT", 1000);
+      cursor = next;
+      if (keys.length) n += await this.redis.unlink(...keys);
+    } while (cursor !== "0");
+    return n;
+  }
+
+  /** Tells every server and worker to reload. */
+  async changed(id: string): Promise<void> {
+    await this.redis.publish(this.keys.channel, id);
+  }
+}

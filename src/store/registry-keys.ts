@@ -1,0 +1,30 @@
+/**
+ * Keys of the directory registry: directories created at runtime (admin API, CLI, status page), the
+ * credentials of every directory (SCIM tokens, OAuth client secrets) and OAuth access tokens.
+ *
+ *   <keyPrefix>:directories            HASH   runtime directory id → JSON {input, disabled, createdAt, updatedAt}
+ *                                             (input: the directory as the config file would hold it, without
+ *                                             tokenHashes; validated with the config schema)
+ *   <keyPrefix>:directories:changed    CHANNEL pub/sub: any change to a directory or its credentials (payload: id)
+ *   <keyPrefix>:directories:disabled   SET    ids of disabled config-file directories (a config directory's
+ *                                             settings are read-only; being disabled is runtime state)
+ *   P credentials                      HASH   credential id → JSON {kind ("token"|"client-secret"), label,
+ *                                             hash (SHA-256 hex), createdAt, expiresAt?}; never the secret
+ *   P credentials:used                 HASH   credential id → last use (ISO; written at most once a minute)
+ *   P oauth:at:<sha256 of token>       STRING an OAuth access token of the directory ("1"), expiring with it
+ * where P = `<keyPrefix>:{<directoryId>}:` like every key of one directory.
+ */
+import { DirectoryKeys } from "./keys";
+
+/** Key builder of the registry. */
+export class RegistryKeys {
+  constructor(readonly keyPrefix: string) {}
+  get directories(): string { return `${this.keyPrefix}:directories`; }
+  get channel(): string { return `${this.keyPrefix}:directories:changed`; }
+  get disabledConfig(): string { return `${this.keyPrefix}:directories:disabled`; }
+  credentials(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials`; }
+  lastUsed(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials:used`; }
+  accessToken(dir: string, tokenHash: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}oauth:at:${tokenHash}`; }
+  /** SCAN pattern of every key of one directory (store, sync state, credentials, counters). */
+  directoryPattern(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}*`; }
+}

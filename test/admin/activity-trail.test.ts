@@ -1,0 +1,129 @@
+/**
+ * The activity trail of a user (issue 13 §4) and the status page an operator reads at a glance (§5),
+ * through the real server: a user whose sync fails on the platform and is fixed shows, in the admin API
+ * and on the item view, what the IdP sent (attribute names, never values), each platform call with its
+ * status and message, the failure, and after the fix what was applied. The status page links the
+ * failure to that view, finds the user by name, and draws its 24-hour charts from the per-minute counters.
+ * HTML is asserted on the server's answers (supertest-style); test/admin/status-page.test.ts drives a browser.
+ */
+import { startSyncEnv, waitFor, PLATFORM_KEY, type SyncEnv } from "../helpers/sync-env";
+import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
+import { userBody } from "../helpers/expect-scim";
+
+let e: SyncEnv;
+let s: BridgeServer;
+let id: string;
+const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+const SECRET = "Pa55-never-in-a-trail";
+
+beforeAll(async () => {
+  e = await startSyncEnv();
+  s = await startBridgeServer(e);
+});
+afterAll(async () => { await s.close(); await e.close(); });
+
+const html = async (path: string) => {
+  const res = await fetch(`${s.url}/admin${path}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, Accept: "text/html" } });
+  return { status: res.status, text: await res.text() };
+};
+type Trail = { name: string; sync: { status: string; lastError: string | null }; events: Array<{ type: string; method?: string; path?: string; status?: number; message?: string; attributes?: string[]; outcome?: string }> };
+const trail = async () => (await (await s.admin(`/directories/em/users/${id}/activity`)).json()) as Trail;
+
+describe("activity trail and status page", () => {
+  it("should record what the IdP sent (names only), each platform call and the failure", async () => {
+    // the platform holds employeeNumber as a string, so the bridge's number definition is refused
+    await fetch(`${e.sim.baseUrl}/v1/embed/generate-session`, {
+      method: "POST", headers: { Authorization: `Api-Key ${PLATFORM_KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ deploymentId: 1, externalId: "planted@example.com", embedTenantName: "em-tenant", creatorMode: true, userAttributeDefinitions: [{ name: "employeeNumber", type: "string" }] }),
+    });
+    const res = await e.scim("em").post("/Users", userBody("trail@example.com", { password: SECRET, [ENT]: { employeeNumber: "4242" } }));
+    expect(res.status).toBe(201);
+    id = res.body.id;
+    await waitFor(async () => (await e.state.get("em", "user", id)).status === "failed", 10000, "failed item");
+    const t = await waitFor(async () => { const x = await trail(); return x.events.some((ev) => ev.type === "failed") ? x : undefined; }, 10000, "failure in the trail");
+    expect(t).toMatchObject({ name: "trail@example.com", sync: { status: "failed", lastError: expect.stringMatching(/^cannot change type/) } });
+    const idp = t.events.find((ev) => ev.type === "idp")!;
+    expect(idp).toMatchObject({ method: "POST", status: 201 });
+    expect(idp.attributes).toEqual(expect.arrayContaining(["userName", "password", `${ENT}:employeeNumber`]));
+    expect(t.events).toContainEqual(expect.objectContaining({ type: "call", method: "POST", status: 400, message: "cannot change type" }));
+    expect(t.events[0]).toMatchObject({ type: "failed", message: expect.stringMatching(/^cannot change type/) }); // newest first
+    const raw = JSON.stringify(t);
+    expect(raw).not.toContain(SECRET);
+    expect(raw).not.toContain("4242");
+  });
+
+  it("should link the failure on the status page to the item view, which shows the timeline", async () => {
+    const status = await html("/status");
+    expect(status.status).toBe(200);
+    expect(status.text).toContain(`href="/admin/status/em/users/${id}"`);
+    const item = await html(`/status/em/users/${id}`);
+    expect(item.status).toBe(200);
+    expect(item.text).toContain("trail@example.com");
+    expect(item.text).toMatch(/data-type="failed"[^]*cannot change type/);
+    expect(item.text).toMatch(/<time datetime="[^"]+" title="[^"]+">(just now|\d+ s ago)<\/time>/);
+    expect(item.text).not.toContain(SECRET);
+    expect((await html(`/status/nope/users/${id}`)).status).toBe(404);
+  });
+
+  it("should find the user by userName and by displayName", async () => {
+    await e.scim("em").patch(`/Users/${id}`, { Operations: [{ op: "replace", path: "displayName", value: "Trinity Trail" }] });
+    for (const q of ["TRAIL@", "trinity"]) {
+      const found = await html(`/status/em/search?q=${encodeURIComponent(q)}`);
+      expect(found.text).toContain(`href="/admin/status/em/users/${id}"`);
+    }
+    expect((await html("/status/em/search?q=nobody-here")).text).toContain("Nothing matches");
+    const g = await e.scim("em").post("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Trail Blazers" });
+    expect((await html("/status/em/search?q=blazers")).text).toContain(`href="/admin/status/em/groups/${g.body.id}"`);
+    const api = await (await s.admin("/directories/em/search?q=trail")).json();
+    expect(api).toEqual([{ kind: "user", id, name: "trail@example.com" }, { kind: "group", id: g.body.id, name: "Trail Blazers" }]);
+  });
+
+  it("should show the fix in the trail once the cause is gone and the item is retried", async () => {
+    await fetch(`${e.sim.url}/_sim/reset`, { method: "POST", headers: { "x-sim-token": "test-sim-token" } });
+    await s.admin(`/directories/em/items/user/${id}/retry`, { method: "POST" });
+    await waitFor(async () => (await e.state.get("em", "user", id)).status === "synced", 10000, "synced after the fix");
+    const t = await waitFor(async () => { const x = await trail(); return x.events[0]?.type === "applied" ? x : undefined; }, 10000, "applied in the trail");
+    expect(t.sync.status).toBe("synced");
+    expect(t.events[0].outcome).toEqual(expect.any(String));
+    expect(t.events.findIndex((ev) => ev.type === "applied")).toBeLessThan(t.events.findIndex((ev) => ev.type === "failed"));
+    expect((await html(`/status/em/users/${id}`)).text).toMatch(/data-type="applied"/);
+  });
+
+  it("should keep only the newest activity.maxEvents events of a resource", async () => {
+    const key = `${e.prefix}:{em}:a:u:${id}`;
+    for (let i = 0; i < 30; i++) await e.scim("em").patch(`/Users/${id}`, { Operations: [{ op: "replace", path: "title", value: `t${i}` }] });
+    await waitFor(async () => (await e.redis.xlen(key)) === 50, 15000, "the trail capped at 50");
+    expect(await e.redis.ttl(key)).toBeGreaterThan(0);
+  });
+
+  it("should draw 24-hour charts per directory from the per-minute counters, with times relative and exact on hover", async () => {
+    const page = await html("/status");
+    for (const dir of ["wf", "em"]) expect(page.text).toContain(`data-charts="${dir}"`);
+    const em = page.text.slice(page.text.indexOf('data-charts="em"'));
+    const idpTotal = Number(/changes from the IdP <span class="msg">24 h total (\d+)/.exec(em)![1]);
+    expect(idpTotal).toBeGreaterThanOrEqual(32); // the POST and the PATCHes above
+    expect(Number(/platform calls <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
+    expect(Number(/platform call failures <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
+    expect(em).toMatch(/<svg [^>]*role="img" aria-label="changes from the IdP, last 24 hours"/);
+    expect(em).toMatch(/<title>\d\d:\d\d–\d\d:\d\d UTC: \d+<\/title>/);
+    expect(page.text).toMatch(/<time datetime="[^"]+" title="[^"]+">/);
+  });
+
+  it("should create a directory from the page and show its URL and token once", async () => {
+    const form = (directory: string) => fetch(`${s.url}/admin/directories`, {
+      method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ directory }).toString(),
+    });
+    expect((await html("/status/new")).text).toContain("Create directory");
+    const bad = await form(JSON.stringify({ id: "paged", target: "sideways" }));
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/role="alert"[^]*- target: /);
+    const ok = await form(JSON.stringify({ id: "paged", target: "workforce", platform: { baseUrl: e.sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" } }));
+    expect(ok.status).toBe(201);
+    const body = await ok.text();
+    expect(body).toContain("https://bridge.example.com/scim/v2/paged");
+    const token = /data-field="token">([^<]+)</.exec(body)![1];
+    expect((await fetch(`${s.url}/scim/v2/paged/Users`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await html("/status")).text).toMatch(/data-directory="paged"[^]*runtime/);
+  });
+});
