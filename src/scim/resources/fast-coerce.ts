@@ -116,7 +116,13 @@ function complex(def: Def, v: unknown): Out {
 }
 
 function value(def: Def, v: unknown): Out {
-  if (!def.multi) return def.subs ? complex(def, v) : simple(def, v);
+  if (!def.multi) {
+    if (!def.subs) return simple(def, v);
+    // an empty single-valued complex value (`"manager": {}`): SCIMMY leaves it out, and with it an extension
+    // that holds nothing else; let SCIMMY judge it
+    const c = complex(def, v);
+    return isObject(c) && Object.keys(c).length === 0 ? FALLBACK : c;
+  }
   if (!Array.isArray(v)) return FALLBACK;
   const out: unknown[] = [];
   let primaries = 0;
