@@ -61,6 +61,9 @@ describe("dispatcher killed between reading the outbox and acking", () => {
     const [pending] = (await e.redis.xpending(outbox, DISPATCH_GROUP)) as [number];
     expect(pending).toBe(0);
     expect(await e.redis.xlen(outbox)).toBe(0);
+    // "synced" counts the group's first reconcile, which may run before its members' users are on the
+    // platform; the follow-up reconcile their syncs ask for brings the members: wait for the platform
+    await until("the group's members on the platform", 30000, async () => (await e.sim.state()).scim.groups.some((g) => g.members.length === 10), 250);
     const sim = await e.sim.state();
     expect(sim.scim.users).toHaveLength(USERS + 1); // and the marker
     expect(sim.scim.groups.map((g) => [g.displayName, g.members.length])).toEqual([["Orphans", 10]]);
