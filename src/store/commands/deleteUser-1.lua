@@ -15,12 +15,10 @@
   Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
           {"OK"} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
-local rk = ARGV[5] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[5]) or nil
-if rk then
-  local prev = redis.call('GET', rk)
-  if prev == 'ABANDONED' then return {'ABANDONED'} end
-  if prev then return cjson.decode(prev) end
-end
+-- @include settledWrite
+local rk = settleKey(ARGV[1], ARGV[5])
+local settled = settledReply(rk)
+if settled then return settled end
 
 -- @include drainMemberOf
 
@@ -59,5 +57,5 @@ end
 
 local out = run()
 -- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
-if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[6])) end
+keepReply(rk, out, ARGV[6])
 return out

@@ -31,12 +31,10 @@
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
           {"INVALID", memberValue} | {"TOOMANY", limit}
 ]]
-local rk = ARGV[14] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[14]) or nil
-if rk then
-  local prev = redis.call('GET', rk)
-  if prev == 'ABANDONED' then return {'ABANDONED'} end
-  if prev then return cjson.decode(prev) end
-end
+-- @include settledWrite
+local rk = settleKey(ARGV[1], ARGV[14])
+local settled = settledReply(rk)
+if settled then return settled end
 
 -- @include drainMemberOf
 local MEMBER_OF_QUEUE_LIMIT = 256
@@ -207,5 +205,5 @@ end
 
 local out = run()
 -- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
-if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[15])) end
+keepReply(rk, out, ARGV[15])
 return out

@@ -22,12 +22,10 @@
           {"OK"|"NOOP", version, created, lastModified}
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
-local rk = ARGV[12] ~= '' and (ARGV[1] .. 'rq:' .. ARGV[12]) or nil
-if rk then
-  local prev = redis.call('GET', rk)
-  if prev == 'ABANDONED' then return {'ABANDONED'} end
-  if prev then return cjson.decode(prev) end
-end
+-- @include settledWrite
+local rk = settleKey(ARGV[1], ARGV[12])
+local settled = settledReply(rk)
+if settled then return settled end
 
 -- the write itself (left unindented)
 local function run()
@@ -92,5 +90,5 @@ end
 
 local out = run()
 -- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
-if rk and out[1] == 'OK' then redis.call('SET', rk, cjson.encode(out), 'EX', tonumber(ARGV[13])) end
+keepReply(rk, out, ARGV[13])
 return out
