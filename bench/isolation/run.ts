@@ -99,9 +99,10 @@ async function main(): Promise<void> {
   await seedUsers(redis, prefix, "victim", 0, VICTIM_USERS, tag);
   console.log(`seeded ${HEAVY_USERS.toLocaleString("en-US")} users into "heavy" and ${VICTIM_USERS.toLocaleString("en-US")} into "victim" in ${fmt((Date.now() - t0) / 1000)} s`);
 
-  const token = randomBytes(24).toString("base64url");
+  // one token per directory: a token hash configured for two directories is refused at start
+  const tokens = { heavy: randomBytes(24).toString("base64url"), victim: randomBytes(24).toString("base64url") };
   const port = await freePort();
-  const dir = (id: string) => ({ id, tokenHashes: [hashToken(token)], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "BENCH_UNUSED_PLATFORM_KEY" } });
+  const dir = (id: "heavy" | "victim") => ({ id, tokenHashes: [hashToken(tokens[id])], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "BENCH_UNUSED_PLATFORM_KEY" } });
   const config = {
     server: { host: "127.0.0.1", port, publicBaseUrl: `http://127.0.0.1:${port}` },
     redis: { url: REDIS_URL, keyPrefix: prefix },
@@ -114,9 +115,10 @@ async function main(): Promise<void> {
   const victimPool = makePool(child.origin, VICTIM_CLIENTS);
   const heavyPool = makePool(child.origin, HEAVY_CLIENTS);
   pools.push(victimPool, heavyPool);
-  const auth = `Bearer ${token}`;
-  await runLoad(victimPool, auth, { ...victimLoad("/scim/v2/victim", 1000), concurrency: 1 }); // warm-up
-  const probe = await runLoad(heavyPool, auth, { ...heavyLoad("/scim/v2/heavy", 1), concurrency: 1, durationMs: undefined, total: 1 });
+  const victimAuth = `Bearer ${tokens.victim}`;
+  const heavyAuth = `Bearer ${tokens.heavy}`;
+  await runLoad(victimPool, victimAuth, { ...victimLoad("/scim/v2/victim", 1000), concurrency: 1 }); // warm-up
+  const probe = await runLoad(heavyPool, heavyAuth, { ...heavyLoad("/scim/v2/heavy", 1), concurrency: 1, durationMs: undefined, total: 1 });
   if (probe.done !== 1) throw new Error(`a worst-case filter failed: ${[...probe.errors.keys()].join(", ")}`);
   console.log(`one worst-case filter (${worstFilter(0).length} characters, ${MAX_FILTER_TERMS} co terms) over ${HEAVY_USERS.toLocaleString("en-US")} users, alone: ${fmt(probe.elapsedMs)} ms`);
 
@@ -125,11 +127,11 @@ async function main(): Promise<void> {
   const beside: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     tableHeader(`round ${r + 1} of ${ROUNDS}: "victim" (${VICTIM_CLIENTS} clients: userName eq lookups and GET /Users?count=1), ${SECONDS} s each`);
-    const runAlone = async () => runLoad(victimPool, auth, victimLoad("/scim/v2/victim", ms));
+    const runAlone = async () => runLoad(victimPool, victimAuth, victimLoad("/scim/v2/victim", ms));
     const runBeside = async (): Promise<{ v: LoadResult; h: LoadResult; cpu: number }> => {
       const cpu0 = cpuMs(child.pid);
       const t0 = performance.now();
-      const [v, h] = await Promise.all([runLoad(victimPool, auth, victimLoad("/scim/v2/victim", ms)), runLoad(heavyPool, auth, heavyLoad("/scim/v2/heavy", ms))]);
+      const [v, h] = await Promise.all([runLoad(victimPool, victimAuth, victimLoad("/scim/v2/victim", ms)), runLoad(heavyPool, heavyAuth, heavyLoad("/scim/v2/heavy", ms))]);
       return { v, h, cpu: (cpuMs(child.pid) - cpu0) / (performance.now() - t0) };
     };
     let a: LoadResult;
