@@ -168,7 +168,7 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   r.post("/ownership/handover", async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-    const result = await handOver({ config, redis, state: c.state, queues, logger },
+    const result = await handOver({ config, redis, state: c.state, queues, logger, directory: (id) => c.registry.get(id)?.dir },
       { space: str(b.space) ?? "", resource: str(b.resource) ?? "", to: str(b.to) ?? "", from: str(b.from) }, operator(req));
     if (!result.ok) { res.status(result.status).json({ error: result.error }); return; }
     const { ok: _ok, ...body } = result;

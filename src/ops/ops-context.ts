@@ -21,8 +21,13 @@ export interface OpsContext {
 /** Builds the context on a queue-style connection (one that waits through Redis restarts). */
 export function createOpsContext(config: Config, redis: RedisConnection, registry = DirectoryRegistry.fromConfig(config)): OpsContext {
   const p = config.redis.keyPrefix;
+  // the operator's queue view knows every directory the registry knows, runtime ones included, so a retry,
+  // resync or hand-over of a directory made at runtime reaches its admission like a config-file one's
+  const queues = new SyncQueues(redis, config);
+  for (const e of registry.list()) queues.register(e.dir.id, e.dir.concurrency);
+  registry.onChange((id, after) => { if (after) queues.register(id, after.dir.concurrency); else queues.unregister(id); });
   return {
-    config, redis, registry, queues: new SyncQueues(redis, config),
+    config, redis, registry, queues,
     users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
     state: new SyncStateStore(redis, p), usage: new ExternalUserUsage(redis, p),
   };

@@ -26,6 +26,8 @@ export type HandoverResult =
 
 export interface HandoverDeps {
   config: Config;
+  /** A directory by id: the config file's and those made at runtime (default: the config file's only). */
+  directory?: (id: string) => DirectoryConfig | undefined;
   redis: import("../store/connection").RedisConnection;
   state: SyncStateStore;
   queues: SyncQueues;
@@ -39,14 +41,15 @@ function spacesOf(d: DirectoryConfig): string[] {
 
 /** Hands `resource` over to `to`; `who` is recorded in the log. */
 export async function handOver(d: HandoverDeps, req: HandoverRequest, who: string): Promise<HandoverResult> {
-  const to = d.config.directories.find((x) => x.id === req.to);
+  const find = d.directory ?? ((id: string) => d.config.directories.find((x) => x.id === id));
+  const to = find(req.to);
   if (!to) return { ok: false, status: 400, error: `unknown directory "${req.to}"` };
   if (!spacesOf(to).includes(req.space)) {
     return { ok: false, status: 400, error: `space must be one of ${spacesOf(to).map((s) => `"${s}"`).join(", ")} for directory "${to.id}"` };
   }
   if (!req.resource || req.resource.length > 1024) return { ok: false, status: 400, error: "resource must be the platform id, externalId or group name (1–1024 characters)" };
   if (req.from !== undefined) {
-    const from = d.config.directories.find((x) => x.id === req.from);
+    const from = find(req.from);
     if (!from) return { ok: false, status: 400, error: `unknown directory "${req.from}"` };
     if (from.platform.baseUrl !== to.platform.baseUrl) return { ok: false, status: 400, error: `directories "${from.id}" and "${to.id}" are on different platform accounts` };
   }

@@ -89,6 +89,58 @@ maybe("status page in a browser", () => {
     await page.close();
   }, 30000);
 
+  it("should create a directory on the page, then follow a user's trail through a failing and a fixed sync", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${s.url}/admin/status`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+
+    // onboard "acme" on the page; it shares the platform account of "wf"
+    await page.getByRole("link", { name: "Add a directory" }).click();
+    const acme = { id: "acme", displayName: "Acme Corp", target: "workforce", platform: { baseUrl: e.sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" } };
+    await page.getByLabel("The directory as a config file's directories[] entry holds it, without tokenHashes").fill(JSON.stringify(acme));
+    await page.getByRole("button", { name: "Create directory" }).click();
+    expect(await page.getByRole("heading", { name: "Directory acme created" }).isVisible()).toBe(true);
+    const base = (await page.locator("[data-field=scim-base-url]").textContent())!;
+    const token = (await page.locator("[data-field=token]").textContent())!;
+    expect(base).toMatch(/^https:\/\/.+\/scim\/v2\/acme$/); // under the configured public base URL
+
+    // the IdP of acme pushes a user that "wf" already manages on the platform: the sync fails, visibly
+    const taken = await e.scim("wf").post("/Users", userBody("taken@example.com"));
+    const pid = (await waitFor(async () => { const st = await e.state.get("wf", "user", taken.body.id); return st.status === "synced" ? st : undefined; })).platformId!;
+    let pushed: Response | undefined;
+    await waitFor(async () => {
+      pushed = await fetch(`${s.url}/scim/v2/acme/Users`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/scim+json" }, body: JSON.stringify(userBody("taken@example.com")) });
+      return pushed.status === 201; // the server follows the new directory within its reload interval
+    }, 10000, "acme accepts its token");
+    const id = ((await pushed!.json()) as { id: string }).id;
+    await waitFor(async () => (await e.state.get("acme", "user", id)).status === "failed", 15000, "acme's user refused");
+
+    // the failures table links to the item, whose timeline says why
+    await page.goto(`${s.url}/admin/status`);
+    await page.locator("h3:has-text('acme') + table").getByRole("link", { name: "taken@example.com" }).click();
+    expect(await page.getByRole("heading", { name: /user taken@example.com/ }).isVisible()).toBe(true);
+    expect(await page.locator("table.sync .state").textContent()).toBe("failed");
+    const timeline = page.locator("ol.timeline");
+    expect(await timeline.locator("li[data-type=idp]").first().textContent()).toContain("IdP POST");
+    expect(await timeline.locator("li[data-type=failed]").first().textContent()).toContain('managed by directory "wf"');
+
+    // the operator hands the user over; the same page then shows the fixed sync on top of the failure
+    const handed = await s.admin("/ownership/handover", { method: "POST", body: JSON.stringify({ space: "u", resource: pid, to: "acme", from: "wf" }) });
+    expect([handed.status, handed.status === 200 ? "" : await handed.text()]).toEqual([200, ""]);
+    await waitFor(async () => (await e.state.get("acme", "user", id)).status === "synced", 15000, "acme's user synced after the hand-over");
+    await page.reload();
+    expect(await page.locator("table.sync .state").textContent()).toBe("synced");
+    expect(await timeline.locator("li[data-type=call]").count()).toBeGreaterThan(0);
+    expect(await timeline.locator("li[data-type=failed]").count()).toBeGreaterThan(0); // the history stays
+
+    // and the search of the directory finds it
+    await page.goto(`${s.url}/admin/status/acme/search?q=taken`);
+    expect(await page.getByRole("link", { name: /taken@example.com/ }).count()).toBeGreaterThan(0);
+    await page.close();
+  }, 60000);
+
   it("should keep bull-board behind the same sign-in", async () => {
     expect((await fetch(`${s.url}/admin/queues`, { redirect: "manual", headers: { Accept: "text/html" } })).status).toBe(303);
     expect((await fetch(`${s.url}/admin/queues`)).status).toBe(401);
