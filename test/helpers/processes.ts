@@ -231,13 +231,8 @@ export class RedisServerProcess {
       "--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir,
       "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--maxmemory-policy", "noeviction",
     ]);
-    const end = Date.now() + timeoutMs;
     // PING answers +PONG only once the AOF is loaded (-LOADING before)
-    while (!(await redisAnswers("127.0.0.1", this.port, 200))) {
-      if (!this.proc.running) throw new Error(`redis-server exited at start:\n${this.proc.tail()}`);
-      if (Date.now() > end) throw new Error(`redis-server did not answer within ${timeoutMs} ms:\n${this.proc.tail()}`);
-      await sleep(50);
-    }
+    await untilRedisAnswers(this.proc, this.port, "redis-server", timeoutMs);
   }
 
   /** Kills it by pid (SIGKILL by default: no SHUTDOWN, no final save). */
@@ -249,5 +244,15 @@ export class RedisServerProcess {
   async restart(): Promise<void> {
     if (this.proc?.running) throw new Error("redis-server is still running");
     await this.launch();
+  }
+}
+
+/** Polls a private redis-server's port until PING answers; fails at once if the process exits, or after `timeoutMs`. */
+export async function untilRedisAnswers(proc: Proc, port: number, name: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await redisAnswers("127.0.0.1", port, 200))) {
+    if (!proc.running) throw new Error(`${name} exited at start:\n${proc.tail()}`);
+    if (Date.now() > end) throw new Error(`${name} did not answer within ${timeoutMs} ms:\n${proc.tail()}`);
+    await sleep(50);
   }
 }

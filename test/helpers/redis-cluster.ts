@@ -10,9 +10,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import { redisAnswers } from "../../src/cli/local-redis";
 import { freePort } from "./free-port";
-import type { Proc, ProcessSet } from "./processes";
+import { untilRedisAnswers, type Proc, type ProcessSet } from "./processes";
 
 const run = promisify(execFile);
 const SERVER = process.env.REDIS_SERVER_BIN || "redis-server";
@@ -38,12 +37,7 @@ async function startServer(set: ProcessSet, name: string, args: string[]): Promi
   const dir = set.tempDir(name);
   const proc = set.spawn(`${name}:${port}`, SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
     "--maxmemory-policy", "noeviction", ...args]);
-  const end = Date.now() + 15000;
-  while (!(await redisAnswers("127.0.0.1", port, 200))) {
-    if (!proc.running) throw new Error(`${name} exited at start:\n${proc.tail()}`);
-    if (Date.now() > end) throw new Error(`${name} did not answer:\n${proc.tail()}`);
-    await sleep(50);
-  }
+  await untilRedisAnswers(proc, port, name, 15000);
   return { port, proc };
 }
 

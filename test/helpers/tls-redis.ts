@@ -6,10 +6,8 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { redisAnswers } from "../../src/cli/local-redis";
 import { freePort } from "./free-port";
-import type { ProcessSet } from "./processes";
+import { untilRedisAnswers, type ProcessSet } from "./processes";
 
 export interface TlsRedis {
   /** Port that speaks TLS only. */
@@ -40,11 +38,6 @@ export async function startTlsRedis(set: ProcessSet): Promise<TlsRedis> {
     "--tls-cert-file", path.join(dir, "server.crt"), "--tls-key-file", path.join(dir, "server.key"),
     "--tls-ca-cert-file", path.join(dir, "ca.crt"), "--tls-auth-clients", "no",
   ]);
-  const end = Date.now() + 15000;
-  while (!(await redisAnswers("127.0.0.1", plainPort, 200))) {
-    if (!proc.running) throw new Error(`redis-server (TLS) exited at start:\n${proc.tail()}`);
-    if (Date.now() > end) throw new Error(`redis-server (TLS) did not answer:\n${proc.tail()}`);
-    await sleep(50);
-  }
+  await untilRedisAnswers(proc, plainPort, "redis-server (TLS)", 15000);
   return { tlsPort, plainPort, caFile: path.join(dir, "ca.crt"), servername };
 }
