@@ -17,7 +17,8 @@
  *
  * Env: USER_COUNT (10000), GROUP_COUNT (200), MEMBERSHIP_COUNT (50000), CLIENTS (32), RATE (500), CONCURRENCY (16, the
  * directory's reconciles at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360),
- * MEMBER_BATCH (100, the directory's platform.memberBatchSize).
+ * MEMBER_BATCH (100, the directory's platform.memberBatchSize), WORKER_NODE_ARGS (extra node arguments of the worker processes, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them; the profile is written when the bench stops them).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -40,6 +41,7 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SYNC_TIMEOUT_MS = Number(process.env.SYNC_TIMEOUT_S ?? 360) * 1000;
 const MEMBERS_PER_PATCH = 50;
 const MEMBER_BATCH = Number(process.env.MEMBER_BATCH ?? 100);
+const WORKER_NODE_ARGS = (process.env.WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 const ROOT = path.resolve(__dirname, "../..");
 const DIR = "bench";
@@ -164,6 +166,14 @@ async function cleanRedis(redis: Redis): Promise<number> {
   return n;
 }
 
+/** CPU seconds the Redis server used so far (INFO cpu) and the commands it processed (INFO stats): every client of it counts. */
+async function redisWork(redis: Redis): Promise<{ cpu: number; commands: number }> {
+  const cpu = await redis.info("cpu");
+  const stats = await redis.info("stats");
+  const num = (text: string, field: string) => Number(new RegExp(`${field}:([\\d.]+)`).exec(text)?.[1] ?? 0);
+  return { cpu: num(cpu, "used_cpu_user") + num(cpu, "used_cpu_sys"), commands: num(stats, "total_commands_processed") };
+}
+
 async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
 }
@@ -224,7 +234,7 @@ async function main(): Promise<void> {
   };
   const bridgeEnv = { SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config), BENCH_PLATFORM_KEY: PLATFORM_KEY, NODE_ENV: "production" };
   const roles = BRIDGE === "all" ? ["all"] : ["server", ...Array.from({ length: WORKERS }, () => "worker")];
-  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, ["--import", "tsx", "src/main.ts", role], bridgeEnv) }));
+  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, [...(role === "server" ? [] : WORKER_NODE_ARGS), "--import", "tsx", "src/main.ts", role], bridgeEnv) }));
   const workerProcs = bridge.filter((b) => b.role !== "server");
   for (let i = 0; ; i++) {
     try { if ((await fetch(`${bridgeUrl}/healthz`)).ok) break; } catch { /* not yet */ }
@@ -238,6 +248,8 @@ async function main(): Promise<void> {
   const samples: Array<{ t: number; rss: number[]; cpu: number[]; users: number; groups: number; members: number; callsLastSecond: number }> = [];
   const watched = [...bridge, { role: "sim", proc: sim }];
   const t0 = Date.now();
+  const workerCpu0 = workerProcs.reduce((n, w) => n + cpuTree(w.proc.pid!), 0);
+  const redis0 = await redisWork(redis);
   const groupIds: string[] = [];
   const appliedMembers = async () => {
     if (!groupIds.length) return 0;
@@ -345,6 +357,8 @@ async function main(): Promise<void> {
     await sleep(250);
   }
   const syncedAt = Date.now();
+  const workerCpu = workerProcs.reduce((n, w) => n + cpuTree(w.proc.pid!), 0) - workerCpu0;
+  const redis1 = await redisWork(redis);
   const memSynced = await usedMemory(redis);
   const counters = (await simGet<{ counters: SimCounters }>("/_sim/state")).counters;
   const state = await simGet<{ scim: { users: unknown[]; groups: Array<{ members: unknown[] }> } }>("/_sim/state");
@@ -372,6 +386,13 @@ async function main(): Promise<void> {
   console.log(`platform calls: ${calls} (${counters.total.reads} reads, ${counters.total.writes} writes) over a ${secs(windowMs)} sync window`);
   console.log(`achieved rate: ${achieved.toFixed(0)} calls/s = ${((achieved / RATE) * 100).toFixed(1)}% of R=${RATE}/s ${achieved >= 0.9 * RATE ? "(≥ 90% ✓)" : "(< 90% ✗)"}; median of busy seconds ${median}/s`);
   console.log(`other faults: ${JSON.stringify({ ...counters.faults, rateLimited: undefined })}`);
+  console.log(`worker CPU from the push's start to the match: ${workerCpu.toFixed(1)} s = ${((workerCpu * 1000) / calls).toFixed(2)} ms per platform call; ` +
+    `Redis server: ${(((redis1.cpu - redis0.cpu) * 1000) / calls).toFixed(2)} ms CPU and ${((redis1.commands - redis0.commands) / calls).toFixed(1)} commands per platform call ` +
+    `(every client of this Redis counts: the SCIM server's writes, the bench's polling, anyone else's)`);
+  const timeline = samples.filter((x) => x.t <= syncedAt - t0 + 1000);
+  const pushEndIndex = timeline.findIndex((x) => x.t >= pushEnd - t0);
+  console.log(`calls/s, one figure per second from the push's start ("|": push ended): ` +
+    timeline.map((x, i) => `${i === pushEndIndex ? "| " : ""}${x.callsLastSecond}`).join(" "));
   const top = Object.entries(counters.endpoints).sort((a, b) => (b[1].reads + b[1].writes) - (a[1].reads + a[1].writes)).slice(0, 6);
   console.log(`calls by endpoint: ${top.map(([k, v]) => `${k} ${v.reads + v.writes}`).join(", ")}`);
 
