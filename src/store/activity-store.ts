@@ -11,6 +11,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 import type { SyncKind } from "./sync-state";
 
 /** One event of a trail. */
@@ -32,20 +33,20 @@ export interface ActivityEvent {
 }
 
 export class ActivityStore {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {}
+  private readonly redis: RedisConnection & StoreCommands;
+
+  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {
+    this.redis = defineStoreCommands(redis);
+  }
 
   key(dir: string, kind: SyncKind, id: string): string {
     return `${new DirectoryKeys(this.keyPrefix, dir).prefix}a:${kind === "user" ? "u" : "g"}:${id}`;
   }
 
-  /** Appends events in order, keeping the newest `maxEvents`. */
+  /** Appends events in order, keeping the newest `maxEvents` (one script: appendActivity-1.lua). */
   async append(dir: string, kind: SyncKind, id: string, events: ActivityEvent[]): Promise<void> {
     if (!events.length) return;
-    const key = this.key(dir, kind, id);
-    const pipe = this.redis.pipeline();
-    for (const e of events) pipe.xadd(key, "MAXLEN", String(this.maxEvents), "*", "e", JSON.stringify(e));
-    pipe.expire(key, this.retentionDays * 86400);
-    await pipe.exec();
+    await this.redis.appendActivity(this.key(dir, kind, id), String(this.maxEvents), String(this.retentionDays * 86400), ...events.map((e) => JSON.stringify(e)));
   }
 
   /** The trail, newest first. */

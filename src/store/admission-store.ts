@@ -14,16 +14,32 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryQueueKeys } from "./queue-keys";
+import { inlineCommand } from "./scripts";
 import { SyncStateStore } from "./sync-state";
+
+/** What becomes of a member in the same command that admits the next ones (see ADMIT). */
+export type SlotChange = "release" | "retrying" | "waiting";
 
 /*
   KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying
-  ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms)
-  Moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
+  ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms), ARGV[3] what became of ARGV[4] first:
+  "release" (its job finished: out of inflight and retrying), "retrying" (its job waits out a retry delay:
+  inflight → retrying), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
+  Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
-  Returns the members admitted.
+  Returns the members admitted. (Freeing a slot and filling it are one command: one round trip per job.)
 */
 const ADMIT = `
+local op, member = ARGV[3], ARGV[4]
+if op == 'release' then
+  redis.call('ZREM', KEYS[2], member)
+  redis.call('ZREM', KEYS[5], member)
+elseif op == 'retrying' then
+  redis.call('ZREM', KEYS[2], member)
+  redis.call('ZADD', KEYS[5], ARGV[2], member)
+elseif op == 'waiting' then
+  redis.call('ZREM', KEYS[2], member)
+end
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {} end
 local cap = tonumber(ARGV[1])
@@ -57,9 +73,13 @@ return {paused, held}`;
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
   private readonly state: SyncStateStore;
+  private readonly admitScript: (...args: string[]) => Promise<string[]>;
+  private readonly gateScript: (...args: string[]) => Promise<[number, number]>;
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.state = new SyncStateStore(redis, keyPrefix);
+    this.admitScript = inlineCommand(redis, "admissionAdmit", 5, ADMIT);
+    this.gateScript = inlineCommand(redis, "admissionGate", 4, GATE);
   }
 
   keys(dir: string): DirectoryQueueKeys {
@@ -76,10 +96,13 @@ export class AdmissionStore {
     }
   }
 
-  /** Admits what the directory's free slots allow; returns the members admitted (to be added to the shard). */
-  async admit(dir: string, cap: number, now = Date.now()): Promise<string[]> {
+  /**
+   * Admits what the directory's free slots allow; returns the members admitted (to be added to the shard).
+   * `change`: first frees (or lends) the slot of `member`, in the same command.
+   */
+  async admit(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<string[]> {
     const k = this.keys(dir);
-    return (await this.redis.eval(ADMIT, 5, k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now))) as string[];
+    return this.admitScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now), change?.op ?? "", change?.member ?? "");
   }
 
   /** Frees the slot of a finished member. */
@@ -154,7 +177,7 @@ export class AdmissionStore {
    */
   async gate(dir: string, member = "", now = Date.now()): Promise<{ paused: boolean; heldMs: number }> {
     const k = this.keys(dir);
-    const [paused, held] = (await this.redis.eval(GATE, 4, this.state.metaKey(dir), k.hold, k.retrying, k.inflight, member, String(now))) as [number, number];
+    const [paused, held] = await this.gateScript(this.state.metaKey(dir), k.hold, k.retrying, k.inflight, member, String(now));
     return { paused: Number(paused) === 1, heldMs: Math.max(0, Number(held)) };
   }
 

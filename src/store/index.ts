@@ -26,3 +26,4 @@ export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";
+export { inlineCommand } from "./scripts";

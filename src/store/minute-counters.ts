@@ -10,6 +10,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
+import { inlineCommand } from "./scripts";
 
 export const SERIES = ["idp", "calls", "callFailures", "queue", "lag"] as const;
 export type Series = typeof SERIES[number];
@@ -33,7 +34,11 @@ export function minuteOf(ms: number): number {
 
 export class MinuteCounters {
   private readonly trimmed = new Map<string, number>();
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  private readonly maxScript: (...args: string[]) => Promise<number>;
+
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
+    this.maxScript = inlineCommand(redis, "minuteCounterMax", 1, MAX);
+  }
 
   key(dir: string, series: Series): string {
     return `${new DirectoryKeys(this.keyPrefix, dir).prefix}c:${series}`;
@@ -47,7 +52,7 @@ export class MinuteCounters {
 
   /** Keeps the highest `value` of this minute. */
   async max(dir: string, series: Series, value: number, now = Date.now()): Promise<void> {
-    await this.redis.eval(MAX, 1, this.key(dir, series), String(minuteOf(now)), String(Math.round(value)));
+    await this.maxScript(this.key(dir, series), String(minuteOf(now)), String(Math.round(value)));
     await this.trim(dir, series, now);
   }
 

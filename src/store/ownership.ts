@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { RedisConnection } from "./connection";
+import { inlineCommand } from "./scripts";
 
 export type OwnerSpace = "u" | "g" | "eu" | `eg:${string}`;
 
@@ -43,7 +44,13 @@ return {1, cur or ''}`;
 
 /** Owners of platform resources, per platform account. */
 export class Ownership {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  private readonly claimScript: (...args: string[]) => Promise<string>;
+  private readonly handOverScript: (...args: string[]) => Promise<[number, string]>;
+
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
+    this.claimScript = inlineCommand(redis, "ownershipClaim", 1, CLAIM);
+    this.handOverScript = inlineCommand(redis, "ownershipHandOver", 1, HAND_OVER);
+  }
 
   key(baseUrl: string, space: OwnerSpace): string {
     return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:owner:${space}`;
@@ -51,7 +58,7 @@ export class Ownership {
 
   /** The owner of a resource, taking it for `dir` when nobody owns it. */
   async claim(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<string> {
-    return (await this.redis.eval(CLAIM, 1, this.key(baseUrl, space), resource, dir)) as string;
+    return this.claimScript(this.key(baseUrl, space), resource, dir);
   }
 
   /** Owners of many resources, in order (undefined where none). */
@@ -67,7 +74,7 @@ export class Ownership {
 
   /** Hands a resource to `to` (only from `from` when given). */
   async handOver(baseUrl: string, space: OwnerSpace, resource: string, to: string, from = ""): Promise<{ ok: boolean; owner?: string }> {
-    const [ok, v] = (await this.redis.eval(HAND_OVER, 1, this.key(baseUrl, space), resource, to, from)) as [number, string];
+    const [ok, v] = await this.handOverScript(this.key(baseUrl, space), resource, to, from);
     return { ok: ok === 1, owner: v || undefined };
   }
 }

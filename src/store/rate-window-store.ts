@@ -4,6 +4,7 @@
  * by time (ms). src/sync/shared-rate-limiter.ts decides how long to wait; this file owns the script.
  */
 import type { RedisConnection } from "./connection";
+import { inlineCommand } from "./scripts";
 
 /*
   KEYS[1] window zset; ARGV[1] now (ms); ARGV[2] window (ms); ARGV[3] max; ARGV[4] token
@@ -20,11 +21,15 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
 
 export class RateWindowStore {
-  constructor(private readonly redis: RedisConnection) {}
+  private readonly acquire: (...args: string[]) => Promise<number>;
+
+  constructor(private readonly redis: RedisConnection) {
+    this.acquire = inlineCommand(redis, "rateWindowAcquire", 1, ACQUIRE);
+  }
 
   /** `key`: a window key built in src/store. Records `token` at `nowMs` if fewer than `max` calls fall in the window; else ms to wait (nothing recorded). */
   async tryAcquire(key: string, nowMs: number, windowMs: number, max: number, token: string): Promise<number> {
-    return Number(await this.redis.eval(ACQUIRE, 1, key, String(nowMs), String(windowMs), String(max), token));
+    return Number(await this.acquire(key, String(nowMs), String(windowMs), String(max), token));
   }
 
   /** Moves a recorded call to `nowMs` (its completion), if it is still in the window. */

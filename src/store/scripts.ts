@@ -21,6 +21,8 @@ export interface StoreCommands {
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
+  writeSyncState(record: string, ...args: string[]): Promise<number>;
+  appendActivity(trail: string, ...args: string[]): Promise<number>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");
@@ -31,6 +33,17 @@ function withIncludes(lua: string): string {
   return lua.replace(/^-- @include (\w+)$/gm, (_, name: string) => fs.readFileSync(path.join(INCLUDES_DIR, `${name}.lua`), "utf8"));
 }
 const defined = new WeakSet<RedisConnection>();
+
+/**
+ * Defines a script kept next to its only user as an ioredis command, once per connection (`name` must be
+ * unique across the bridge), and returns a caller: EVALSHA, so the script's text is sent only when Redis
+ * does not have it yet. At platform speed the text of `EVAL` was re-sent and re-hashed on every call.
+ */
+export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): (...args: string[]) => Promise<T> {
+  const r = redis as unknown as Record<string, (...args: string[]) => Promise<T>>;
+  if (typeof r[name] !== "function") redis.defineCommand(name, { numberOfKeys, lua });
+  return (...args) => r[name](...args);
+}
 
 /** Defines every script on `redis` once; returns it typed with the commands. */
 export function defineStoreCommands(redis: RedisConnection): RedisConnection & StoreCommands {

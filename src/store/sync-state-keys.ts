@@ -28,7 +28,9 @@ export class SyncStateKeys {
   record(kind: SyncKind, id: string): string { return `${this.p}s:${kindCode(kind)}:${id}`; }
   appliedMembers(groupId: string): string { return `${this.p}s:gm:${groupId}`; }
   changedMembers(groupId: string): string { return `${this.p}s:gc:${groupId}`; }
-  status(status: SyncStatus): string { return `${this.p}s:st:${status}`; }
+  status(status: SyncStatus): string { return `${this.statusPrefix}${status}`; }
+  /** What every status set's key starts with (scripts append the status). */
+  get statusPrefix(): string { return `${this.p}s:st:`; }
   get meta(): string { return `${this.p}s:meta`; }
   get embedGroups(): string { return `${this.p}s:embed-groups`; }
   get rateWindow(): string { return `${this.p}s:rate`; }

@@ -132,10 +132,14 @@ export class SyncStateStore {
     return Number(await this.scripts.settleGroupMembers(this.changedMembersKey(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, replace ? "replace" : "", JSON.stringify(d)));
   }
 
-  /** Marks a user changed in each of its groups; returns the groups that need a reconcile asked for. */
-  async markMemberChanged(dir: string, userId: string, groupIds: string[]): Promise<string[]> {
+  /**
+   * Marks a user changed in each of its groups (`groupIds`, or "*": the groups the store holds it in when
+   * the command runs); returns the groups that need a reconcile asked for.
+   */
+  async markMemberChanged(dir: string, userId: string, groupIds: string[] | "*"): Promise<string[]> {
     if (!groupIds.length) return [];
-    return this.scripts.markMembersChanged(new DirectoryKeys(this.keyPrefix, dir).users, new DirectoryKeys(this.keyPrefix, dir).prefix, userId, ...groupIds);
+    const k = new DirectoryKeys(this.keyPrefix, dir);
+    return this.scripts.markMembersChanged(k.users, k.prefix, userId, ...(groupIds === "*" ? ["*"] : groupIds));
   }
 
   statusKey(dir: string, status: SyncStatus): string {
@@ -172,28 +176,19 @@ export class SyncStateStore {
   }
 
   /**
-   * Writes fields and, when `status` is given, moves the resource between status sets in the same MULTI.
-   * `undefined` values delete the field.
+   * Writes fields and, when `status` is given, moves the resource between status sets, in one script
+   * (writeSyncState-1.lua). `undefined` values delete the field.
    */
   async update(dir: string, kind: SyncKind, id: string, patch: Partial<SyncRecord>): Promise<void> {
-    const key = this.key(dir, kind, id);
-    const multi = this.redis.multi();
     const set: string[] = [];
     const del: string[] = [];
     for (const [name, value] of Object.entries(patch) as Array<[keyof SyncRecord, unknown]>) {
       if (value === undefined) del.push(FIELD[name]);
       else set.push(FIELD[name], String(value));
     }
-    if (patch.status) {
-      set.push("t", new Date().toISOString());
-      for (const s of SYNC_STATUSES) {
-        if (s === patch.status) multi.sadd(this.statusKey(dir, s), `${k(kind)}:${id}`);
-        else multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
-      }
-    }
-    if (set.length) multi.hset(key, ...set);
-    if (del.length) multi.hdel(key, ...del);
-    await multi.exec();
+    if (patch.status) set.push("t", new Date().toISOString());
+    await this.scripts.writeSyncState(this.key(dir, kind, id), this.keys(dir).statusPrefix, `${k(kind)}:${id}`,
+      patch.status ?? "", SYNC_STATUSES.join(","), String(set.length / 2), ...set, ...del);
   }
 
   /**

@@ -53,14 +53,15 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       .catch(() => undefined);
     try {
       const outcome = await collectActivity(trail, () => reconcile(ctx, kind, id));
-      await record({ type: "applied", outcome });
+      // the bookkeeping after a reconcile goes out together: one round trip, not one per write
+      const writes = [record({ type: "applied", outcome }), settleResync(redis, prefix, dirId, kind, id, outcome)];
       // sync lag for the status page: from the job being queued to its reconcile done
       d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
-      await settleResync(redis, prefix, dirId, kind, id, outcome);
       if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {
         lastSyncWrite = Date.now();
-        await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
+        writes.push(ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() }));
       }
+      await Promise.all(writes);
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome });
       endTimer?.();
       return outcome;

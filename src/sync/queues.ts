@@ -7,7 +7,7 @@
 import { Queue, type Job, type JobType } from "bullmq";
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
-import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SyncKind } from "../store";
+import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SlotChange, type SyncKind } from "../store";
 import { DirectoryQueue } from "./directory-queue";
 import {
   RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type ReconcileJobData, type ResyncJobData,
@@ -91,10 +91,13 @@ export class SyncQueues {
    * `keepLastIfActive`, so a job added again for a resource whose job still exists (recovery) is harmless.
    * If the shard refuses, the members go back into the backlog: nothing is lost.
    */
-  async admit(directoryId: string): Promise<number> {
+  async admit(directoryId: string, change?: { op: SlotChange; member: string }): Promise<number> {
     const cap = this.caps.get(directoryId);
-    if (cap === undefined) return 0;
-    const members = await this.admission.admit(directoryId, cap);
+    if (cap === undefined) {
+      if (change) await this.admission.admit(directoryId, 0, Date.now(), change);
+      return 0;
+    }
+    const members = await this.admission.admit(directoryId, cap, Date.now(), change);
     if (!members.length) return 0;
     const s = this.config.sync;
     const queue = this.queueOf(directoryId);
@@ -116,22 +119,19 @@ export class SyncQueues {
     return members.length;
   }
 
-  /** A resource's job finished (completed or failed for good): frees its slot and admits the next. */
+  /** A resource's job finished (completed or failed for good): frees its slot and admits the next (one command). */
   async release(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    await this.admission.release(directoryId, memberOf(kind, id));
-    await this.admit(directoryId);
+    await this.admit(directoryId, { op: "release", member: memberOf(kind, id) });
   }
 
   /** A reconcile's job went into a retry delay: its slot goes to the next resource meanwhile. */
   async retrying(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    await this.admission.retrying(directoryId, memberOf(kind, id));
-    await this.admit(directoryId);
+    await this.admit(directoryId, { op: "retrying", member: memberOf(kind, id) });
   }
 
   /** A reconcile waits for other resources of its directory (WaitError): its slot goes to them meanwhile. */
   async waiting(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    await this.admission.waiting(directoryId, memberOf(kind, id));
-    await this.admit(directoryId);
+    await this.admit(directoryId, { op: "waiting", member: memberOf(kind, id) });
   }
 
   /** A paused directory's admitted job: back to the front of its backlog, slot freed. */

@@ -22,7 +22,7 @@
  * overlapping; `<P>resync:audit` (LIST, newest first, 100 kept) records confirmations and cancellations.
  */
 import { randomUUID } from "node:crypto";
-import { ResyncKeys, type RedisConnection, type SyncKind } from "../store";
+import { ResyncKeys, inlineCommand, type RedisConnection, type SyncKind } from "../store";
 import { isNotFound, type Outcome } from "./context";
 import { computePlan, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
 
@@ -113,7 +113,8 @@ export function resyncPercent(p: ResyncProgress): number {
 /** Counts a settled reconcile toward the running resync, if it waits for that resource. */
 export async function settleResync(redis: RedisConnection, keyPrefix: string, dir: string, kind: SyncKind, id: string, outcome: Outcome | "failed"): Promise<void> {
   const k = resyncKeys(keyPrefix, dir);
-  await redis.eval(SETTLE, 3, k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString(), "0");
+  // EVALSHA: this runs after every reconcile, resync or not
+  await inlineCommand(redis, "resyncSettle", 3, SETTLE)(k.pending, k.progress, k.lock, `${kind}:${id}`, outcome, new Date().toISOString(), "0");
 }
 
 interface ResyncDeps extends PlanDeps {}

@@ -12,15 +12,27 @@
     KEYS[1]  <P>users (anchor)
     ARGV[1]  <P>
     ARGV[2]  user id
-    ARGV[3…] group ids
+    ARGV[3…] group ids, or the single value "*": the groups the user is a member of now, read here from the
+             reverse index <P>mg:<id> (after draining <P>mgq, as every reader of it does). The caller sends
+             this right behind its sync-state write, so the groups are read after that write, in one
+             round trip with it.
 ]]
+-- @include drainMemberOf
 local P, id = ARGV[1], ARGV[2]
+local groups = {}
+if ARGV[3] == '*' and #ARGV == 3 then
+  if redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
+  groups = redis.call('SMEMBERS', P .. 'mg:' .. id)
+else
+  for i = 3, #ARGV do groups[#groups + 1] = ARGV[i] end
+end
 local out = {}
+if #groups == 0 then return out end
 local seq = redis.call('INCR', P .. 's:gcseq')
-for i = 3, #ARGV do
-  local key = P .. 's:gc:' .. ARGV[i]
+for _, g in ipairs(groups) do
+  local key = P .. 's:gc:' .. g
   local before = redis.call('ZCARD', key)
   redis.call('ZADD', key, seq, id)
-  if before == 0 then out[#out + 1] = ARGV[i] end
+  if before == 0 then out[#out + 1] = g end
 end
 return out

@@ -7,6 +7,7 @@
  * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
  * A reconcile whose payload equals the last one applied makes no call.
  */
+import type { SyncRecord } from "../../store";
 import type { ReconcileContext, Outcome } from "../context";
 import { isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
@@ -15,9 +16,8 @@ import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 const GONE = "deleted";
 
-async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outcome> {
+async function deprovisionDeleted(c: ReconcileContext, id: string, st: SyncRecord): Promise<Outcome> {
   const dirId = c.dir.id;
-  const st = await c.state.get(dirId, "user", id);
   if (!st.platformId) {
     await c.state.remove(dirId, "user", id);
     return "unchanged";
@@ -41,10 +41,10 @@ async function deprovisionDeleted(c: ReconcileContext, id: string): Promise<Outc
 /** Reconciles one user of a workforce directory. */
 export async function reconcileWorkforceUser(c: ReconcileContext, id: string): Promise<Outcome> {
   const dirId = c.dir.id;
-  const desired = await c.users.get(dirId, id);
-  if (!desired) return deprovisionDeleted(c, id);
+  // both reads in one round trip (sent together on the connection, answered in order)
+  const [desired, st] = await Promise.all([c.users.get(dirId, id), c.state.get(dirId, "user", id)]);
+  if (!desired) return deprovisionDeleted(c, id, st);
 
-  const st = await c.state.get(dirId, "user", id);
   const payload = workforceUserPayload(dirId, desired);
   const hash = payloadHash(payload);
   const settled = st.status === "synced" || st.status === "deprovisioned";
@@ -64,7 +64,6 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   if (!platformId) {
     try {
       platformId = (await c.platform.scim.createUser(payload)).id;
-      await recordOwned(c, "user", platformId);
       outcome = "created";
     } catch (err) {
       // "409 uniqueness": adopt the platform user with the same userName rather than duplicate it, and
@@ -78,25 +77,36 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     }
   }
   const status = payload.active === false ? "deprovisioned" : "synced";
-  await c.state.update(dirId, "user", id, {
+  // The writes after the call are sent together and answered in order (one round trip): Redis runs them
+  // in the order sent, so a crash leaves a prefix of them done, as awaiting each in turn would.
+  const writes: Array<Promise<unknown>> = [];
+  // what this directory created is its own (recorded before its platform id, as before)
+  if (outcome === "created") writes.push(recordOwned(c, "user", platformId));
+  writes.push(c.state.update(dirId, "user", id, {
     platformId, hash, status,
     attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
-  });
+  }));
   // memberships that waited for this user's platform id can be applied now, and a deactivation or
   // reactivation takes the user out of or back into its platform groups: the user is marked changed in
-  // each of its groups. The groups are read again after the state write: a group that took the user in
-  // after `desired` was read, and reconciled before the platform id was written, would otherwise wait for
-  // a member nobody tells it about. Only groups with no change pending yet get a reconcile asked for (one
-  // that is pending will see this user too), so syncing a user costs no job per group.
+  // each of its groups. The groups are read after the state write (the script reads them itself, behind
+  // the write): a group that took the user in after `desired` was read, and reconciled before the platform
+  // id was written, would otherwise wait for a member nobody tells it about. Only groups with no change
+  // pending yet get a reconcile asked for (one that is pending will see this user too), so syncing a user
+  // costs no job per group.
+  let follow: Promise<string[]> | undefined;
   if (platformId !== st.platformId || st.status !== status) {
-    const groups = ((await c.users.get(dirId, id))?.groups ?? desired.groups).map((g) => g.value);
-    // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
-    // groups must add it again, so it leaves their applied sets before they reconcile
     if (st.platformId && platformId !== st.platformId) {
+      // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
+      // groups must add it again, so it leaves their applied sets before they reconcile
+      await Promise.all(writes);
+      const groups = ((await c.users.get(dirId, id))?.groups ?? desired.groups).map((g) => g.value);
       for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g), [], [id]);
-    }
-    for (const g of await c.state.markMemberChanged(dirId, id, groups)) await c.enqueue("group", g);
+      follow = c.state.markMemberChanged(dirId, id, groups);
+    } else follow = c.state.markMemberChanged(dirId, id, "*");
+    writes.push(follow);
   }
+  await Promise.all(writes);
+  if (follow) await Promise.all((await follow).map((g) => c.enqueue("group", g)));
   if (payload.active === false && outcome === "updated") return "deactivated";
   return outcome;
 }
