@@ -284,7 +284,7 @@ export const configSchema = strictObject({
         /** How often a worker re-verifies each directory's platform key (its health recovers without a restart). */
         keyCheckIntervalMs: z.number().int().positive().default(300000),
         sweepIntervalMs: z.number().int().positive().default(5000),
-        /** Times a job may be handed on because its worker died before BullMQ fails it (the bridge then queues it again). */
+        /** Times a job may be handed on because its worker died before BullMQ fails it (then `failed` as a spent transient failure; the revival queues it again). */
         maxStalledCount: z.number().int().min(0).default(5),
         /** Lock of an active reconcile job, renewed by its worker; a job whose lock expires (worker gone) is stalled and handed to another worker. */
         lockDurationMs: z.number().int().positive().default(30000),

@@ -85,6 +85,21 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
 }
 
 /**
+ * A reconcile BullMQ failed without running it: its workers died while it was active more than
+ * `sync.maxStalledCount` times (BullMQ's stalled check handed it on each time, then gave up; `job.deferredFailure`).
+ * The platform refused nothing, so it is what a transient failure is once its attempts are spent: `failed`
+ * with BullMQ's reason, counted by a running resync, and queued again by the revival's slow schedule
+ * (revival.ts) — a job that kills its worker does not kill the next one at once.
+ */
+export async function handleStalledOut(reason: string, job: Job, kind: SyncKind, id: string, d: OutcomeDeps): Promise<void> {
+  await d.state.update(d.directoryId, kind, id, {
+    status: "failed", lastError: `its workers stopped ${job.stalledCounter} times while reconciling it (BullMQ: ${reason})`, attempts: job.attemptsMade + 1,
+  });
+  await d.onFailed(kind, id);
+  await d.onTransientFailed?.(kind, id);
+}
+
+/**
  * Backoff of the "bridge" strategy: exponential from `baseMs`, capped at `maxMs`, with full jitter
  * (a random delay between half and all of it, so retries of many items spread out).
  */

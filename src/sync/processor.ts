@@ -9,7 +9,7 @@ import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
-import { classify, handleFailure } from "./outcome";
+import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./outcome";
 import { collectActivity } from "../activity/scope";
 import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
@@ -34,14 +34,27 @@ export interface ProcessorDeps {
   counters?: MinuteCounters;
 }
 
+/** What a Worker runs for each job of a directory, and what it tells the directory of a job BullMQ failed unrun. */
+export interface DirectoryProcessor {
+  (job: Job, token?: string): Promise<string>;
+  /** A reconcile BullMQ failed without running it (`job.deferredFailure`: its workers kept dying). */
+  failedUnrun(job: Job, reason: string): Promise<void>;
+}
+
 /** The function a BullMQ Worker runs for each job of the directory. */
-export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) => Promise<string> {
+export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
   const { ctx, redis, keyPrefix: prefix, metrics } = d;
   const dirId = ctx.dir.id;
+  const deps = (kind: SyncKind, id: string): OutcomeDeps => ({
+    state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
+    onWait: d.onWait ? () => d.onWait!(kind, id) : undefined,
+    onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+    onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
+  });
   // lastSyncAt is written at most once a second per process: one MULTI per reconcile was a measurable
   // share of a worker's CPU at platform speed, and the operator surface shows it to the second anyway
   let lastSyncWrite = 0;
-  return async (job, token) => {
+  const run = async (job: Job, token?: string): Promise<string> => {
     if (job.name === RESYNC) {
       const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, job.data as ResyncJobData);
       return started ? "started" : "already running";
@@ -69,14 +82,16 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome: "error" });
       endTimer?.();
       await record(failureEvent(err, job.attemptsMade + 1, job.opts.attempts ?? 1));
-      return handleFailure(err, job, token, kind as SyncKind, id, {
-        state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
-        onWait: d.onWait ? () => d.onWait!(kind as SyncKind, id) : undefined,
-        onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
-        onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
-      });
+      return handleFailure(err, job, token, kind as SyncKind, id, deps(kind as SyncKind, id));
     }
   };
+  return Object.assign(run, {
+    failedUnrun: async (job: Job, reason: string) => {
+      const { kind, id } = job.data as ReconcileJobData;
+      await d.activity?.append(dirId, kind as SyncKind, id, [{ type: "failed", message: reason, at: new Date().toISOString() }]).catch(() => undefined);
+      await handleStalledOut(reason, job, kind as SyncKind, id, deps(kind as SyncKind, id));
+    },
+  });
 }
 
 /** What the trail says of a failed reconcile: the same verdict `outcome.ts` acts on. */

@@ -17,9 +17,10 @@ import type { Config } from "../config/schema";
 import { SHARD_QUEUE_NAME, shardPrefix } from "../store";
 import { RECONCILE, memberOf, type ReconcileJobData } from "./jobs";
 import { bridgeBackoff } from "./outcome";
+import type { DirectoryProcessor } from "./processor";
 import type { SyncQueues } from "./queues";
 
-export type JobProcessor = (job: Job, token?: string) => Promise<string>;
+export type JobProcessor = DirectoryProcessor;
 
 /** How long a job of a directory this process does not serve, or a paused directory's resync, waits. */
 const RECHECK_MS = 5000;
@@ -55,7 +56,7 @@ export function startShardWorkers(
       lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
       stalledInterval: config.sync.lockDurationMs,
-      // a job whose worker died is handed on; after this many deaths BullMQ fails it (re-queued below)
+      // a job whose worker died is handed on; after this many deaths BullMQ fails it (recorded below)
       maxStalledCount: config.sync.maxStalledCount,
       settings: { backoffStrategy: (attemptsMade: number) => bridgeBackoff(attemptsMade, config.sync.backoffMs, config.sync.maxBackoffMs) },
     });
@@ -70,20 +71,18 @@ export function startShardWorkers(
       if (!job || job.name !== RECONCILE) return;
       const { dir, kind, id } = job.data as ReconcileJobData;
       log.info({ directory: dir, kind, id, attempts: job.attemptsMade, err: { message: err.message } }, "reconcile failed");
-      // a job whose workers kept dying is failed by BullMQ on its next pick-up ("job stalled more than
-      // allowable limit") without running handleFailure: the platform refused nothing, so the resource is
-      // queued again rather than left pending with no job
-      const stalled = /stalled more than allowable limit/.test(err.message);
       const next = async () => {
-        if (!stalled && !job.finishedOn) { // BullMQ retries it after its backoff: the slot is lent meanwhile
+        if (!job.finishedOn) { // BullMQ retries it after its backoff: the slot is lent meanwhile
           await queues.retrying(dir, kind, id);
           return;
         }
-        await queues.admission.release(dir, memberOf(kind, id));
-        if (stalled) {
-          log.warn({ directory: dir, kind, id }, "reconcile failed by stalling; queued again");
-          await queues.enqueue(dir, kind, id);
-        } else await queues.admit(dir);
+        // a job whose workers kept dying (more than sync.maxStalledCount times) is failed by BullMQ on its
+        // next pick-up without running (job.deferredFailure): the directory records it as outcome.ts says
+        if (job.deferredFailure) {
+          log.warn({ directory: dir, kind, id, stalled: job.stalledCounter }, "reconcile failed by BullMQ: its workers kept stopping while running it");
+          await lookup(dir)?.failedUnrun(job, job.deferredFailure);
+        }
+        await queues.release(dir, kind, id);
       };
       next().catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free or re-queue after a failed reconcile"));
     });

@@ -80,10 +80,15 @@ describe("a worker killed mid-job", () => {
 
 describe("a job whose workers keep dying", () => {
   let f: SyncEnv;
-  beforeAll(async () => { f = await startSyncEnv({ runtime: false, config: { sync: { lockDurationMs: 2000, maxStalledCount: 0 } } }); });
+  beforeAll(async () => {
+    f = await startSyncEnv({ runtime: false, config: { sync: { lockDurationMs: 2000, maxStalledCount: 0, reviveBaseMs: 1000, reviveTickMs: 250 } } });
+  });
   afterAll(async () => f.close());
 
-  it("should be queued again when BullMQ fails it for stalling, and sync", async () => {
+  // BullMQ owns it (issue 11 item 3): its stalled check hands the job on up to maxStalledCount times, then
+  // fails it unrun; the bridge records that as a transient failure whose attempts are spent and the revival
+  // schedule queues the resource again — no re-queue of its own on the error's text
+  it("should be failed by BullMQ, recorded failed with BullMQ's reason, and synced again by the revival", async () => {
     const saved = e;
     e = f; // startWorker reads the suite's environment
     try {
@@ -96,8 +101,14 @@ describe("a job whose workers keep dying", () => {
       await exited(first);
       f.sim.setFaults({ latency: { fixedMs: 0 } });
       const second = await startWorker("worker-d");
+      // …BullMQ gives up on the stalled jobs and the items are failed with its reason…
+      await waitFor(async () => (await f.queues.directory("wf").getFailedCount()) === 3, 15000, "BullMQ failing the three stalled jobs");
+      const failed = await f.queues.directory("wf").getJobs("failed");
+      expect(failed.map((j) => j.failedReason)).toEqual(["job stalled more than allowable limit", "job stalled more than allowable limit", "job stalled more than allowable limit"]);
+      // …and the revival queues them again: they sync (their state passed through failed, or they are synced already)
       await waitAllSynced(f, "wf", "user", ids, 25000);
-      expect(await f.queues.directory("wf").getFailedCount()).toBe(3); // BullMQ gave up on the stalled jobs…
+      const trails = await Promise.all(ids.map((id) => f.redis.xrange(`${new DirectoryKeys(f.prefix, "wf").prefix}a:u:${id}`, "-", "+")));
+      expect(trails.map((t) => t.some(([, fields]) => /"type":"failed".*stalled more than allowable limit/.test(fields[1])))).toEqual([true, true, true]);
       second.kill("SIGTERM");
       await exited(second);
     } finally {
