@@ -26,6 +26,11 @@ const scim = (method: string, path: string, body?: object) => fetch(`${s.url}/sc
 const del = (query: string, by = "Dana Ops") => s.admin(`/directories/zeta?${query}`, { method: "DELETE", body: JSON.stringify({ by }) });
 const zetaOnPlatform = async () => (await e.simState()).scim.users.filter((u) => u.externalId?.startsWith("zeta:"));
 const keysOfZeta = () => scanKeys(e.redis, `${e.prefix}:{zeta}:*`);
+const statusPage = async () => (await s.admin("/status", { headers: { Accept: "text/html" } })).text();
+/** The status page's delete form, posted as the browser does. */
+const form = (fields: Record<string, string>) => s.admin("/directories/zeta/delete", {
+  method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString(),
+});
 
 /** The held deprovision run: the 202 answer, or (a slow worker) the progress once it holds. */
 async function held(res: Response): Promise<{ resync: string; holdReason: string; deprovisions: Array<{ kind: string; name: string }> }> {
@@ -71,6 +76,8 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
 
   it("should list what it would deprovision, deprovision nothing, and keep everything when cancelled", async () => {
     expect((await s.admin("/directories/zeta/disable", { method: "POST" })).status).toBe(200);
+    // the status page offers the delete of a disabled runtime directory, with the platform choice
+    expect(await statusPage()).toMatch(/<form method="post" action="\/admin\/directories\/zeta\/delete" data-delete="zeta">[\s\S]*<option value="deprovision">/);
     const writesBefore = await writes(e);
     const plan = await held(await del("platform=deprovision"));
     expect(plan.holdReason).toMatch(/platform=deprovision: 4 platform user\(s\) and group\(s\)/);
@@ -84,6 +91,13 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
     // a directory being deleted is not enabled behind the operator's back
     expect((await s.admin("/directories/zeta/enable", { method: "POST" })).status).toBe(409);
 
+    // the page lists what it would deprovision, with the answers (the same forms the page posts)
+    const page = await statusPage();
+    expect(page).toContain("zeta: delete awaits confirmation");
+    expect(page).toContain("cid@zeta.example");
+    expect(page).toContain("Confirm: deprovision and delete");
+    expect(page).not.toContain('data-delete="zeta"');
+
     const cancelled = await json(await del("platform=deprovision&cancel=true"));
     expect(cancelled).toMatchObject({ status: 200, body: { cancelled: 4, resync: plan.resync } });
     expect(await writes(e)).toBe(writesBefore);
@@ -95,10 +109,16 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
   });
 
   it("should deactivate the users and remove the group once confirmed, then purge every key of the directory", async () => {
-    const plan = await held(await del("platform=deprovision"));
+    // asked from the status page's form this time (it is answered with the page)
+    const asked = await form({ platform: "deprovision", by: "Dana Ops" });
+    expect(asked.status).toBe(303);
+    const plan = await waitFor(async () => {
+      const p = (await json(await s.admin("/directories/zeta/resync"))).body;
+      return p.status === "awaiting-confirmation" && p.phase === "awaiting-confirmation" ? p as { id: string; deprovisions: unknown[] } : undefined;
+    }, 20000, "the deprovision run held");
     expect(plan.deprovisions).toHaveLength(4);
     const confirmed = await json(await del("platform=deprovision&confirm=true", "Erin Lead"));
-    expect(confirmed).toMatchObject({ status: 202, body: { confirmed: 4, resync: plan.resync } });
+    expect(confirmed).toMatchObject({ status: 202, body: { confirmed: 4, resync: plan.id } });
 
     await waitFor(async () => !(await e.redis.hexists(`${e.prefix}:directories`, "zeta")) && (await keysOfZeta()).length === 0, 30000, "zeta deleted and purged");
     expect(await keysOfZeta()).toEqual([]);
@@ -118,7 +138,8 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
       ["deleted", 4], ["deprovision-confirmed", 4], ["deprovision-requested", 4], ["deprovision-cancelled", 4], ["deprovision-requested", 4],
     ]);
     expect(audit[1].by).toMatch(/^Erin Lead \(admin API from /);
-    expect(audit[3].by).toMatch(/^Dana Ops /);
+    expect(audit[2].by).toMatch(/^Dana Ops \(status page from /);
+    expect(audit[3].by).toMatch(/^Dana Ops \(admin API from /);
     expect(audit[0]).toMatchObject({ platform: "deprovision", deletedKeys: expect.any(Number), at: expect.any(String) });
   });
 });
