@@ -54,6 +54,20 @@ if paused == 0 and ARGV[1] ~= '' and redis.call('ZREM', KEYS[3], ARGV[1]) == 1 t
 end
 return {paused, held}`;
 
+/*
+  KEYS[1] inflight, KEYS[2] retrying; ARGV[1] member, ARGV[2] now
+  Lends the slot of a member whose job went into a retry delay — only if it still holds one. BullMQ emits
+  "failed" after it has moved the job to delayed, so under load the retry can run (and even finish, freeing
+  the slot) before this arrives; a late lend must not put a finished member into the retrying set, where
+  it would block its own admission.
+*/
+const LEND = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  return 1
+end
+return 0`;
+
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
   private readonly state: SyncStateStore;
@@ -88,10 +102,13 @@ export class AdmissionStore {
     await this.redis.multi().zrem(k.inflight, member).zrem(k.retrying, member).exec();
   }
 
-  /** Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs). */
-  async retrying(dir: string, member: string, now = Date.now()): Promise<void> {
+  /**
+   * Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs); a no-op
+   * (false) when the member holds no slot any more — its retry already ran and finished.
+   */
+  async retrying(dir: string, member: string, now = Date.now()): Promise<boolean> {
     const k = this.keys(dir);
-    await this.redis.multi().zrem(k.inflight, member).zadd(k.retrying, now, member).exec();
+    return Number(await this.redis.eval(LEND, 2, k.inflight, k.retrying, member, String(now))) === 1;
   }
 
   /** Frees the slot of a member whose job waits for other resources (WaitError): not counted at all meanwhile. */
