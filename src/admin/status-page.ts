@@ -68,11 +68,8 @@ function actions(d: DirectoryStatus): string {
     : deleting ? answerDelete("confirm", "Confirm: deprovision and delete") + answerDelete("cancel", "Cancel the delete")
     : btn("resync/confirm", "Confirm deprovisions") + btn("resync/cancel", "Cancel deprovisions");
   const onOff = d.disabled ? btn("enable", "Enable") : btn("disable", "Disable");
-  // a disabled runtime directory can be deleted: the platform side is left as it is unless the operator
-  // picks deprovision, which lists what it would deprovision and waits for a confirmation
-  const del = d.disabled && d.source === "runtime" && !deleting ? `<form method="post" action="/admin/directories/${esc(d.id)}/delete" data-delete="${esc(d.id)}">
-<label>Platform side <select name="platform"><option value="leave" selected>leave as it is</option><option value="deprovision">deprovision (asks for confirmation)</option></select></label>
-<button type="submit">Delete</button></form>` : "";
+  // a disabled runtime directory can be deleted, on a page of its own (src/admin/delete-page.ts)
+  const del = d.disabled && d.source === "runtime" && !deleting ? `<a href="/admin/status/${esc(d.id)}/delete" data-delete="${esc(d.id)}">Delete…</a>` : "";
   return [d.items.failed ? btn("retry", "Retry failed") : "", d.paused && !d.disabled ? btn("resume", "Resume") : "", answer, btn("resync", "Resync"), dry, onOff, del].join("");
 }
 

@@ -148,11 +148,14 @@ maybe("status page in a browser", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${s.url}/admin/status`);
     const acme = page.locator("tr[data-directory=acme]");
-    expect(await acme.getByRole("button", { name: "Delete", exact: true }).count()).toBe(0); // enabled: no delete
+    expect(await acme.getByRole("link", { name: "Delete…" }).count()).toBe(0); // enabled: no delete
     await acme.getByRole("button", { name: "Disable" }).click();
     await page.waitForURL(`${s.url}/admin/status`);
-    await acme.getByLabel("Platform side").selectOption("deprovision");
-    await acme.getByRole("button", { name: "Delete", exact: true }).click();
+    await acme.getByRole("link", { name: "Delete…" }).click();
+    expect(await page.getByRole("heading", { name: "Delete directory acme" }).isVisible()).toBe(true);
+    await page.getByLabel(/Deprovision them/).check();
+    await page.getByLabel("Your name, for the audit").fill("Pat Page");
+    await page.getByRole("button", { name: "Delete directory" }).click();
     await page.waitForURL(`${s.url}/admin/status`);
     const held = page.locator("section[data-awaiting=acme]");
     await held.waitFor();

@@ -77,7 +77,11 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
   it("should list what it would deprovision, deprovision nothing, and keep everything when cancelled", async () => {
     expect((await s.admin("/directories/zeta/disable", { method: "POST" })).status).toBe(200);
     // the status page offers the delete of a disabled runtime directory, with the platform choice
-    expect(await statusPage()).toMatch(/<form method="post" action="\/admin\/directories\/zeta\/delete" data-delete="zeta">[\s\S]*<option value="deprovision">/);
+    expect(await statusPage()).toContain('<a href="/admin/status/zeta/delete" data-delete="zeta">Delete…</a>');
+    const deleting = await (await s.admin("/status/zeta/delete", { headers: { Accept: "text/html" } })).text();
+    expect(deleting).toMatch(/<form method="post" action="\/admin\/directories\/zeta\/delete">[\s\S]*value="leave" checked[\s\S]*value="deprovision"/);
+    expect(deleting).not.toContain('http-equiv="refresh"'); // a choice is not reset under the person making it
+    expect((await s.admin("/status/wf/delete", { headers: { Accept: "text/html" } })).status).toBe(409);
     const writesBefore = await writes(e);
     const plan = await held(await del("platform=deprovision"));
     expect(plan.holdReason).toMatch(/platform=deprovision: 4 platform user\(s\) and group\(s\)/);
