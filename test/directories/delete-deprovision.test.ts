@@ -4,7 +4,8 @@
  * disabled, `DELETE …?platform=deprovision` lists what it would deprovision (only what the bridge manages
  * for this directory: no foreign platform user, nothing of another directory) and deprovisions nothing;
  * cancel leaves the directory disabled and intact; confirm deactivates its users, removes its group, then
- * purges every key of the directory. Who, when and how many are in the directories' audit list.
+ * purges every key of the directory; an embed directory's external users are cleared and its embed-tenant
+ * groups deleted. Who, when and how many are in the directories' audit list.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
@@ -145,5 +146,41 @@ describe("DELETE /admin/directories/:id?platform=deprovision", () => {
     expect(audit[2].by).toMatch(/^Dana Ops \(status page from /);
     expect(audit[3].by).toMatch(/^Dana Ops \(admin API from /);
     expect(audit[0]).toMatchObject({ platform: "deprovision", deletedKeys: expect.any(Number), at: expect.any(String) });
+  });
+});
+
+describe("DELETE …?platform=deprovision of an embed directory", () => {
+  const TENANT = "emz-tenant";
+  let emzToken: string;
+  const emz = (method: string, path: string, body?: object) => fetch(`${s.url}/scim/v2/emz${path}`, {
+    method, headers: { Authorization: `Bearer ${emzToken}`, "Content-Type": "application/scim+json" }, body: body && JSON.stringify(body),
+  });
+  const tenant = async () => (await e.simState()).tenants[TENANT];
+
+  it("should hold, then clear the external users and delete the embed-tenant groups the bridge applied, then purge", async () => {
+    const input = { id: "emz", target: "embed", embed: { tenantName: TENANT }, platform: { baseUrl: e.sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" }, rateLimit: { max: 1000, durationMs: 1000 } };
+    const created = await json(await s.admin("/directories", { method: "POST", body: JSON.stringify(input) }));
+    expect(created.status).toBe(201);
+    emzToken = (created.body.token as { secret: string }).secret;
+    const u = await json(await emz("POST", "/Users", userBody("ext.one@emz.example")));
+    expect(u.status).toBe(201);
+    expect((await emz("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Emz Team", members: [{ value: u.body.id }] })).status).toBe(201);
+    await waitFor(async () => (await tenant())?.externalUsers["ext.one@emz.example"]?.groups.length === 1, 20000, "the external user in its group");
+    expect((await s.admin("/directories/emz/disable", { method: "POST" })).status).toBe(200);
+
+    const asked = await json(await s.admin("/directories/emz?platform=deprovision", { method: "DELETE" }));
+    expect(asked.status).toBe(202);
+    const plan = asked.body.status === "awaiting-confirmation" ? asked.body : await waitFor(async () => {
+      const p = (await json(await s.admin("/directories/emz/resync"))).body;
+      return p.phase === "awaiting-confirmation" ? p : undefined;
+    }, 20000, "the embed deprovision run held");
+    expect((plan.deprovisions as Array<{ kind: string; name: string }>).map((it) => `${it.kind}:${it.name}`).sort()).toEqual(["embed-group:Emz Team", "user:ext.one@emz.example"]);
+    expect((await tenant())!.externalUsers["ext.one@emz.example"].groups).toEqual(["Emz Team"]); // nothing done yet
+
+    expect((await s.admin("/directories/emz?platform=deprovision&confirm=true", { method: "DELETE" })).status).toBe(202);
+    await waitFor(async () => !(await e.redis.hexists(`${e.prefix}:directories`, "emz")) && (await scanKeys(e.redis, `${e.prefix}:{emz}:*`)).length === 0, 30000, "emz deleted and purged");
+    const t = (await tenant())!;
+    expect(t.externalUsers["ext.one@emz.example"].groups).toEqual([]);
+    expect(t.groups.map((g) => g.name)).not.toContain("Emz Team");
   });
 });
