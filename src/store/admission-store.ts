@@ -24,7 +24,7 @@ export type SlotChange = "release" | "retrying" | "waiting";
   KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying
   ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms), ARGV[3] what became of ARGV[4] first:
   "release" (its job finished: out of inflight and retrying), "retrying" (its job waits out a retry delay:
-  inflight → retrying), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
+  inflight → retrying, only if still in flight), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
   Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
   Returns the members admitted. (Freeing a slot and filling it are one command: one round trip per job.)
@@ -35,8 +35,9 @@ if op == 'release' then
   redis.call('ZREM', KEYS[2], member)
   redis.call('ZREM', KEYS[5], member)
 elseif op == 'retrying' then
-  redis.call('ZREM', KEYS[2], member)
-  redis.call('ZADD', KEYS[5], ARGV[2], member)
+  -- only while it still holds a slot: BullMQ tells of the retry after moving the job to delayed, so under
+  -- load the retry may have run and finished (freeing the slot) before this arrives (see LEND)
+  if redis.call('ZREM', KEYS[2], member) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
 elseif op == 'waiting' then
   redis.call('ZREM', KEYS[2], member)
 end
@@ -69,6 +70,20 @@ if paused == 0 and ARGV[1] ~= '' and redis.call('ZREM', KEYS[3], ARGV[1]) == 1 t
   redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 end
 return {paused, held}`;
+
+/*
+  KEYS[1] inflight, KEYS[2] retrying; ARGV[1] member, ARGV[2] now
+  Lends the slot of a member whose job went into a retry delay — only if it still holds one. BullMQ emits
+  "failed" after it has moved the job to delayed, so under load the retry can run (and even finish, freeing
+  the slot) before this arrives; a late lend must not put a finished member into the retrying set, where
+  it would block its own admission.
+*/
+const LEND = `
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  return 1
+end
+return 0`;
 
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
@@ -111,10 +126,13 @@ export class AdmissionStore {
     await this.redis.multi().zrem(k.inflight, member).zrem(k.retrying, member).exec();
   }
 
-  /** Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs). */
-  async retrying(dir: string, member: string, now = Date.now()): Promise<void> {
+  /**
+   * Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs); a no-op
+   * (false) when the member holds no slot any more — its retry already ran and finished.
+   */
+  async retrying(dir: string, member: string, now = Date.now()): Promise<boolean> {
     const k = this.keys(dir);
-    await this.redis.multi().zrem(k.inflight, member).zadd(k.retrying, now, member).exec();
+    return Number(await this.redis.eval(LEND, 2, k.inflight, k.retrying, member, String(now))) === 1;
   }
 
   /** Frees the slot of a member whose job waits for other resources (WaitError): not counted at all meanwhile. */

@@ -15,6 +15,7 @@ import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
 import type { Revival } from "./revival";
+import { afterJob, gateReconcile, type DeletingDeps } from "./deleting";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -32,6 +33,8 @@ export interface ProcessorDeps {
   activity?: ActivityStore;
   /** Per-minute series of the status page's charts. */
   counters?: MinuteCounters;
+  /** Set while the directory is deleted with `platform=deprovision` (src/sync/deleting.ts; `ctx` has an empty desired state). */
+  deleting?: DeletingDeps;
 }
 
 /** What a Worker runs for each job of a directory, and what it tells the directory of a job BullMQ failed unrun. */
@@ -48,7 +51,10 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
   const deps = (kind: SyncKind, id: string): OutcomeDeps => ({
     state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
     onWait: d.onWait ? () => d.onWait!(kind, id) : undefined,
-    onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+    onFailed: async (k, i) => {
+      await settleResync(redis, prefix, dirId, k, i, "failed");
+      if (d.deleting) await afterJob(d.deleting, dirId);
+    },
     onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
   });
   // lastSyncAt is written at most once a second per process: one MULTI per reconcile was a measurable
@@ -57,9 +63,13 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
   const run = async (job: Job, token?: string): Promise<string> => {
     if (job.name === RESYNC) {
       const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, job.data as ResyncJobData);
+      if (d.deleting) await afterJob(d.deleting, dirId);
       return started ? "started" : "already running";
     }
     const { kind, id } = job.data as ReconcileJobData;
+    // a directory being deleted deprovisions nothing before the operator confirmed
+    const parked = d.deleting ? await gateReconcile(d.deleting, dirId, kind, id) : undefined;
+    if (parked) return parked;
     const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
     const trail: ActivityEvent[] = [];
     const record = (e?: Omit<ActivityEvent, "at">) => d.activity?.append(dirId, kind, id, e ? [...trail, { ...e, at: new Date().toISOString() } as ActivityEvent] : trail)
@@ -75,6 +85,7 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
         writes.push(ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() }));
       }
       await Promise.all(writes);
+      if (d.deleting) await afterJob(d.deleting, dirId); // after the resync settled
       metrics?.syncJobs.inc({ directory: dirId, kind, outcome });
       endTimer?.();
       return outcome;

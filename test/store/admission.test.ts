@@ -1,0 +1,65 @@
+/**
+ * The admission of a directory's work (src/store/admission-store.ts) against real Redis: the order in
+ * which BullMQ's events arrive must not leave a resource unable to run again.
+ */
+import { AdmissionStore } from "../../src/store/admission-store";
+import { createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
+
+let redis: RedisConnection;
+let prefix: string;
+let admission: AdmissionStore;
+
+beforeAll(async () => {
+  redis = createStoreConnection(TEST_REDIS);
+  await waitReady(redis);
+});
+beforeEach(() => {
+  prefix = testPrefix();
+  admission = new AdmissionStore(redis, prefix);
+});
+afterEach(async () => cleanPrefix(redis, prefix));
+afterAll(() => redis.disconnect());
+
+describe("a retry's slot", () => {
+  it("should be lent while the job waits out its delay and taken back when it runs", async () => {
+    await admission.add("d1", ["user:a", "user:b"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+    expect(await admission.retrying("d1", "user:a")).toBe(true);
+    expect(await admission.admit("d1", 1)).toEqual(["user:b"]);
+    await admission.gate("d1", "user:a");
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 2 });
+  });
+
+  it("should not be lent when the retry already ran and finished before the lend arrived", async () => {
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+    // the retry runs and fails for good before the first attempt's "failed" event is handled
+    await admission.gate("d1", "user:a");
+    await admission.release("d1", "user:a");
+    expect(await admission.retrying("d1", "user:a")).toBe(false);
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 0 });
+    // so the resource can run again when it is next asked for (a change, a revival)
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+  });
+
+  it("should not be lent by the admission that lends it and admits the next (one command) when the retry already finished", async () => {
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+    await admission.gate("d1", "user:a");
+    expect(await admission.admit("d1", 1, Date.now(), { op: "release", member: "user:a" })).toEqual([]);
+    expect(await admission.admit("d1", 1, Date.now(), { op: "retrying", member: "user:a" })).toEqual([]);
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 0 });
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+  });
+
+  it("should free a finished member's slot and fill it with the next in one command", async () => {
+    await admission.add("d1", ["user:a", "user:b"]);
+    expect(await admission.admit("d1", 1)).toEqual(["user:a"]);
+    expect(await admission.admit("d1", 1)).toEqual([]);
+    expect(await admission.admit("d1", 1, Date.now(), { op: "release", member: "user:a" })).toEqual(["user:b"]);
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 1 });
+  });
+});
