@@ -119,9 +119,13 @@ export class SyncQueues {
     return members.length;
   }
 
-  /** A resource's job finished (completed or failed for good): frees its slot and admits the next (one command). */
-  async release(directoryId: string, kind: SyncKind, id: string): Promise<void> {
-    await this.admit(directoryId, { op: "release", member: memberOf(kind, id) });
+  /**
+   * A resource's job finished (completed or failed for good): frees its slot and admits the next (one
+   * command). `admitNext` false (the worker is closing): only frees it; the next runtime admits.
+   */
+  async release(directoryId: string, kind: SyncKind, id: string, admitNext = true): Promise<void> {
+    if (admitNext) await this.admit(directoryId, { op: "release", member: memberOf(kind, id) });
+    else await this.admission.release(directoryId, memberOf(kind, id));
   }
 
   /** A reconcile's job went into a retry delay: its slot goes to the next resource meanwhile. */

@@ -80,7 +80,9 @@ export function startShardWorkers(
     worker.on("completed", (job: Job) => {
       if (job.name !== RECONCILE) return;
       const { dir, kind, id } = job.data as ReconcileJobData;
-      queues.release(dir, kind, id).catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free an admission slot (recovered later)"));
+      // a closing worker admits nothing it would not run: what it admitted now could not be added to the
+      // shard (the queues close next) and would hold a slot until the admission recovery
+      queues.release(dir, kind, id, !worker.closing).catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free an admission slot (recovered later)"));
     });
     worker.on("failed", (job: Job | undefined, err: Error) => {
       if (!job || job.name !== RECONCILE) return;
@@ -97,7 +99,7 @@ export function startShardWorkers(
           log.warn({ directory: dir, kind, id, stalled: job.stalledCounter }, "reconcile failed by BullMQ: its workers kept stopping while running it");
           await lookup(dir)?.failedUnrun(job, job.deferredFailure);
         }
-        await queues.release(dir, kind, id);
+        await queues.release(dir, kind, id, !worker.closing);
       };
       next().catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free or re-queue after a failed reconcile"));
     });
