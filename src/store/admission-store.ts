@@ -185,9 +185,8 @@ export class AdmissionStore {
   /** Of these directories, the ones with a non-empty backlog (one round trip). */
   async backlogged(dirs: string[]): Promise<string[]> {
     if (!dirs.length) return [];
-    const pipe = this.redis.pipeline();
-    for (const d of dirs) pipe.zcard(this.keys(d).backlog);
-    const res = (await pipe.exec()) ?? [];
-    return dirs.filter((_, i) => Number(res[i]?.[1] ?? 0) > 0);
+    // one command per directory (each in its own cluster slot; an ioredis Cluster pipeline may not span them)
+    const res = await Promise.all(dirs.map((d) => this.redis.zcard(this.keys(d).backlog)));
+    return dirs.filter((_, i) => res[i] > 0);
   }
 }
