@@ -136,8 +136,14 @@ export class DirectoryRecords {
     return n;
   }
 
-  /** Tells every server and worker to reload. */
+  /** Tells every server and worker to reload: at once (the channel), and at their next check (the version). */
   async changed(id: string): Promise<void> {
+    await this.redis.incr(this.keys.version);
     await this.redis.publish(this.keys.channel, id);
+  }
+
+  /** The registry's change counter (null before the first change). */
+  version(): Promise<string | null> {
+    return this.redis.get(this.keys.version);
   }
 }

@@ -6,6 +6,8 @@
  *                                             (input: the directory as the config file would hold it, without
  *                                             tokenHashes; validated with the config schema)
  *   <keyPrefix>:directories:changed    CHANNEL pub/sub: any change to a directory or its credentials (payload: id)
+ *   <keyPrefix>:directories:version    STRING a counter raised by every change announced on the channel (the
+ *                                             periodic reload reads it and loads everything only when it moved)
  *   <keyPrefix>:directories:disabled   SET    ids of disabled config-file directories (a config directory's
  *                                             settings are read-only; being disabled is runtime state)
  *   P credentials                      HASH   credential id → JSON {kind ("token"|"client-secret"), label,
@@ -21,6 +23,7 @@ export class RegistryKeys {
   constructor(readonly keyPrefix: string) {}
   get directories(): string { return `${this.keyPrefix}:directories`; }
   get channel(): string { return `${this.keyPrefix}:directories:changed`; }
+  get version(): string { return `${this.keyPrefix}:directories:version`; }
   get disabledConfig(): string { return `${this.keyPrefix}:directories:disabled`; }
   credentials(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials`; }
   lastUsed(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials:used`; }
