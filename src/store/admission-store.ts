@@ -21,7 +21,8 @@ import { SyncStateStore } from "./sync-state";
   ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms)
   Moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
-  Returns the members admitted.
+  Returns {n, members admitted…} where n is how many were in flight before them (nothing when none is
+  admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight.
 */
 const ADMIT = `
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
@@ -40,6 +41,8 @@ for _, m in ipairs(out) do
   redis.call('ZREM', KEYS[1], m)
   redis.call('ZADD', KEYS[2], ARGV[2], m)
 end
+if #out == 0 then return {} end
+table.insert(out, 1, tostring(cap - free))
 return out`;
 
 /*
@@ -92,8 +95,20 @@ export class AdmissionStore {
 
   /** Admits what the directory's free slots allow; returns the members admitted (to be added to the shard). */
   async admit(dir: string, cap: number, now = Date.now()): Promise<string[]> {
+    return (await this.admitWithTurns(dir, cap, now)).map((a) => a.member);
+  }
+
+  /**
+   * `admit`, with each member's turn: 1 for the directory's only job in flight, 2 for its second… The
+   * shard runs lower turns first (src/sync/queues.ts), so every directory's first job goes before any
+   * directory's second.
+   */
+  async admitWithTurns(dir: string, cap: number, now = Date.now()): Promise<Array<{ member: string; turn: number }>> {
     const k = this.keys(dir);
-    return (await this.redis.eval(ADMIT, 5, k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now))) as string[];
+    const res = (await this.redis.eval(ADMIT, 5, k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now))) as string[];
+    if (!res.length) return [];
+    const before = Number(res[0]);
+    return res.slice(1).map((member, i) => ({ member, turn: before + i + 1 }));
   }
 
   /** Frees the slot of a finished member. */
