@@ -4,7 +4,8 @@
  *
  * Projects (`npm test` runs them one after the other: `jest --selectProjects fast`, then `fault`):
  *   fast   every suite except test/fault
- *   fault  test/fault: simulator, bridge and redis-server child processes that the tests SIGKILL
+ *   fault  test/fault: simulator, bridge and redis-server child processes that the tests SIGKILL; run
+ *          with 3 workers (package.json), the 60 s outage suite first (test/helpers/sequencer.js)
  *   cluster  (only with JEST_CLUSTER=1: `npm run test:cluster`) a local Redis Cluster of 3 masters + 3
  *          replicas started by test/cluster/global-setup.ts; the store, SCIM and sync suites of
  *          CLUSTER_SUITES run on it unchanged (the helpers connect through the cluster), plus test/cluster:
@@ -35,8 +36,11 @@ const CLUSTER_SUITES = [
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  // a global option (Jest reads no per-project sequencer)
+  testSequencer: "<rootDir>/test/helpers/sequencer.js",
   projects: [
     { ...shared, displayName: "fast", roots: ["<rootDir>/test"], testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/fault/", "<rootDir>/test/cluster/"] },
+    // 3 workers: the fault suites mostly wait on child processes and wall-clock scenarios, not on the CPU
     { ...shared, displayName: "fault", roots: ["<rootDir>/test/fault"] },
     ...(process.env.JEST_CLUSTER === "1" ? [{
       ...shared, displayName: "cluster", roots: ["<rootDir>/test"], testMatch: CLUSTER_SUITES.map((s) => `<rootDir>/${s}`),

@@ -4,7 +4,13 @@
  *                                          tokenHashes) → 201 {id, scimBaseUrl, token {id, label, secret}}
  *   PATCH  /:id                            change settings (merged; runtime directories only)
  *   POST   /:id/disable | /:id/enable      SCIM 403 and sync paused / back to normal
- *   DELETE /:id?platform=leave             delete a disabled runtime directory and purge its keys
+ *   DELETE /:id?platform=leave             delete a disabled runtime directory and purge its keys (200)
+ *   DELETE /:id?platform=deprovision       plan the deprovision of its platform side and hold it (202, with
+ *                                          the list); `&confirm=true` applies it, then purges; `&cancel=true`
+ *                                          drops it (the directory stays disabled and intact); `{"by"}` names
+ *                                          the operator for the audit
+ *   POST   /:id/delete                     the same from a form (fields platform, confirm, cancel, by)
+ *   GET    /:id/audit                      deletes and deprovision answers of the directory (also once deleted)
  *   GET    /:id/tokens                     the directory's tokens (never the secret)
  *   POST   /:id/tokens                     a new token {label?, expiresAt? | expiresInDays?}, secret shown once
  *   DELETE /:id/tokens/:tokenId            revoke
@@ -19,6 +25,7 @@ import { configTokenView, credentialView, newCredential, parseCredentialInput, t
 import { DirectoryChangeError, createDirectory, deleteDirectory, setDisabled, updateDirectory, type LifecycleDeps } from "../directories/lifecycle";
 import type { CredentialKind } from "../store";
 import { scimBaseUrl } from "./directory-status";
+import { operator } from "./resync-routes";
 import { createdPage, newDirectoryPage } from "./status-page";
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -87,10 +94,18 @@ export function directoryAdminRoutes(c: OpsContext): Router {
       res.json({ id: req.params.id, disabled });
     }));
   }
-  r.delete("/:id", guard(async (req, res) => {
-    const out = await deleteDirectory(deps, req.params.id as string, req.query.platform ?? req.body?.platform);
-    res.json({ deleted: req.params.id, ...out });
-  }));
+  const flag = (v: unknown) => v === true || v === "true" || v === "1" || v === "on";
+  const remove: Handler = async (req, res) => {
+    const ask = (k: string) => (req.query[k] ?? req.body?.[k]) as unknown;
+    const out = await deleteDirectory(deps, req.params.id as string, {
+      platform: ask("platform"), confirm: flag(ask("confirm")), cancel: flag(ask("cancel")), by: operator(req),
+    });
+    if (fromForm(req)) { res.redirect(303, "/admin/status"); return; }
+    res.status(out.status).json(out.body);
+  };
+  r.delete("/:id", guard(remove));
+  r.post("/:id/delete", guard(remove));
+  r.get("/:id/audit", guard(async (req, res) => { res.json(await records().readAudit(req.params.id as string)); }));
 
   const listCredentials = (kind: CredentialKind) => async (id: string) => {
     const entry = c.registry.get(id)!;

@@ -4,12 +4,14 @@
  *         GET /admin/directories/:id/search?q=<text>           userName / displayName contains the text
  *   HTML  GET /admin/status/:id/users/:itemId                   (and /groups/:itemId): the item view
  *         GET /admin/status/:id/search?q=<text>
+ *         GET /admin/status/:id/delete                         the delete of a disabled runtime directory (a form)
  */
 import express, { type Router } from "express";
 import type { OpsContext } from "../ops/ops-context";
 import { ActivityStore, searchByName, type SyncKind } from "../store";
 import { itemBody, searchBody, type ItemView, type SearchHit } from "./item-page";
 import { newDirectoryPage, page } from "./status-page";
+import { deletePage } from "./delete-page";
 
 const KINDS: Record<string, SyncKind> = { users: "user", groups: "group" };
 
@@ -62,6 +64,14 @@ export function itemPages(c: OpsContext): Router {
     next();
   });
   r.get("/new", (_req, res) => { res.type("html").send(newDirectoryPage()); });
+  r.get("/:id/delete", (req, res) => {
+    const e = c.registry.get(req.params.id)!;
+    if (e.source !== "runtime" || !e.disabled) {
+      res.status(409).type("html").send(page("not deletable", `<p>Only a disabled runtime directory is deleted here: disable it first (a directory from config is removed from the config file).</p><p><a href="/admin/status">← status</a></p>`));
+      return;
+    }
+    res.type("html").send(deletePage(req.params.id));
+  });
   r.get("/:id/search", async (req, res) => {
     const q = String(req.query.q ?? "");
     res.type("html").send(page(`search ${req.params.id}`, searchBody(req.params.id, q, await search(c, req.params.id, q))));

@@ -62,9 +62,15 @@ function resyncCell(d: DirectoryStatus, now = new Date()): string {
 function actions(d: DirectoryStatus): string {
   const btn = (path: string, label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/${path}"><button type="submit">${label}</button></form>`;
   const dry = `<form method="post" action="/admin/directories/${esc(d.id)}/resync?dryRun=true"><button type="submit">Dry run</button></form>`;
-  const answer = d.resync.status === "awaiting-confirmation" ? btn("resync/confirm", "Confirm deprovisions") + btn("resync/cancel", "Cancel deprovisions") : "";
+  const deleting = d.resync.purpose === "delete" && d.resync.status !== "done";
+  const answerDelete = (field: "confirm" | "cancel", label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/delete"><input type="hidden" name="platform" value="deprovision"><input type="hidden" name="${field}" value="true"><button type="submit">${label}</button></form>`;
+  const answer = d.resync.status !== "awaiting-confirmation" ? ""
+    : deleting ? answerDelete("confirm", "Confirm: deprovision and delete") + answerDelete("cancel", "Cancel the delete")
+    : btn("resync/confirm", "Confirm deprovisions") + btn("resync/cancel", "Cancel deprovisions");
   const onOff = d.disabled ? btn("enable", "Enable") : btn("disable", "Disable");
-  return [d.items.failed ? btn("retry", "Retry failed") : "", d.paused && !d.disabled ? btn("resume", "Resume") : "", answer, btn("resync", "Resync"), dry, onOff].join("");
+  // a disabled runtime directory can be deleted, on a page of its own (src/admin/delete-page.ts)
+  const del = d.disabled && d.source === "runtime" && !deleting ? `<a href="/admin/status/${esc(d.id)}/delete" data-delete="${esc(d.id)}">Delete…</a>` : "";
+  return [d.items.failed ? btn("retry", "Retry failed") : "", d.paused && !d.disabled ? btn("resume", "Resume") : "", answer, btn("resync", "Resync"), dry, onOff, del].join("");
 }
 
 const itemRows = (items: PlanItem[]) => items.slice(0, 50).map((it) => `<tr><td>${esc(it.kind)}</td><td>${esc(it.name ?? "")}</td><td class="msg">${esc(it.id)}</td><td class="msg">${esc(it.platformId ?? "")}</td></tr>`).join("");
@@ -72,7 +78,10 @@ const itemTable = (items: PlanItem[], total: number) => `<table><thead><tr><th>K
 
 /** Resyncs that hold deprovisions (what they would deprovision) and the latest dry runs. */
 function resyncSections(dirs: DirectoryStatus[], held: Map<string, PlanItem[]>, plans: Map<string, PlanReport>): string {
-  const awaiting = dirs.filter((d) => d.resync.status === "awaiting-confirmation").map((d) => `<section data-awaiting="${esc(d.id)}"><h3>${esc(d.id)}: resync awaits confirmation</h3>
+  const awaiting = dirs.filter((d) => d.resync.status === "awaiting-confirmation").map((d) => d.resync.purpose === "delete"
+    ? `<section data-awaiting="${esc(d.id)}"><h3>${esc(d.id)}: delete awaits confirmation</h3>
+<p>${esc(d.resync.holdReason)}. Nothing has been deprovisioned yet; these would be:</p>${itemTable(held.get(d.id) ?? [], d.resync.held)}</section>`
+    : `<section data-awaiting="${esc(d.id)}"><h3>${esc(d.id)}: resync awaits confirmation</h3>
 <p>${esc(d.resync.holdReason)}. Creates and updates were applied; these would be deprovisioned:</p>${itemTable(held.get(d.id) ?? [], d.resync.held)}</section>`).join("");
   const dry = [...plans.values()].map((p) => `<section data-plan="${esc(p.directory)}"><h3>${esc(p.directory)}: dry run of ${esc(p.at)}</h3>
 <p>create ${p.counts.create}, update ${p.counts.update}, unchanged ${p.counts.unchanged}, deprovision ${p.counts.deprovision} of ${p.counts.managed} managed${p.wouldHold ? ` — a resync would wait for confirmation: ${esc(p.wouldHold)}` : ""}</p>

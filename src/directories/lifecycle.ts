@@ -8,17 +8,14 @@ import { mergeConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import type { DirectoryRecord } from "../store";
 import type { SyncQueues } from "../sync/queues";
+import { liftDeletePause } from "../sync/deleting";
 import { newCredential, type NewCredential } from "./credentials";
+import { answerDeprovision, requestDeprovision, type DeprovisionReply } from "./deprovision";
+import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";
 import { validateDirectoryInput } from "./validate";
 
-/** A refusal the admin API turns into `status` + `{error, issues?}`. */
-export class DirectoryChangeError extends Error {
-  constructor(readonly status: number, message: string, readonly issues?: string[]) {
-    super(message);
-    this.name = this.constructor.name;
-  }
-}
+export { DirectoryChangeError } from "./errors";
 
 export interface LifecycleDeps {
   config: Config;
@@ -80,30 +77,56 @@ export async function setDisabled(d: LifecycleDeps, id: string, disabled: boolea
   else {
     const rec = await records(d.registry).get(id);
     if (!rec) throw new DirectoryChangeError(404, `unknown directory "${id}"`);
+    if (!disabled && rec.deprovision) {
+      throw new DirectoryChangeError(409, `directory "${id}" is being deleted with platform=deprovision: cancel that first (DELETE /admin/directories/${id}?platform=deprovision&cancel=true)`);
+    }
     await records(d.registry).put(id, { ...rec, disabled, updatedAt: new Date().toISOString() });
   }
+  // a deprovision that was cancelled left the directory paused: enabling it lifts that pause
+  if (!disabled) await liftDeletePause(records(d.registry).redis, d.config.redis.keyPrefix, id);
   await d.registry.reload();
 }
 
 export type PlatformChoice = "leave" | "deprovision";
 
+/** How a delete is asked for: the platform choice, and for `deprovision` the operator's answer. */
+export interface DeleteRequest {
+  platform: unknown;
+  /** Apply the held deprovision run (`deprovision` only). */
+  confirm?: boolean;
+  /** Drop it: nothing deprovisioned, the directory stays disabled and intact. */
+  cancel?: boolean;
+  /** Who asks, for the audit. */
+  by: string;
+}
+
 /**
  * Deletes a disabled runtime directory and purges every key it had (store, sync state, queue, credentials,
- * counters). `leave` keeps the platform's users and groups as they are.
+ * counters). `leave` keeps the platform's users and groups as they are and deletes now (200);
+ * `deprovision` plans the deprovision of what the bridge manages for it on the platform and holds it for
+ * confirmation (202; src/directories/deprovision.ts); `confirm` applies it and the purge follows.
  */
-export async function deleteDirectory(d: LifecycleDeps, id: string, platform: unknown): Promise<{ deletedKeys: number }> {
+export async function deleteDirectory(d: LifecycleDeps, id: string, q: DeleteRequest): Promise<DeprovisionReply> {
   runtimeOnly(d, id);
-  if (platform !== "leave" && platform !== "deprovision") {
-    throw new DirectoryChangeError(400, "say what happens on the platform: platform=leave (keep its users and groups as they are) or platform=deprovision");
-  }
-  if (platform === "deprovision") {
-    throw new DirectoryChangeError(501, "platform=deprovision is not available yet: to deprovision, unassign the users and groups in the IdP and let the bridge sync the removals (or run a resync and confirm the deprovisions it holds), then disable and delete with platform=leave");
+  if (q.platform !== "leave" && q.platform !== "deprovision") {
+    throw new DirectoryChangeError(400, "say what happens on the platform: platform=leave (keep its users and groups as they are) or platform=deprovision (deactivate / remove what the bridge manages for it there, after a confirmation)");
   }
   if (!d.registry.get(id)!.disabled) throw new DirectoryChangeError(409, `disable directory "${id}" first (POST /admin/directories/${id}/disable)`);
   const r = records(d.registry);
+  if (q.platform === "deprovision") {
+    if (q.confirm && q.cancel) throw new DirectoryChangeError(400, "confirm or cancel, not both");
+    const deps = { config: d.config, registry: d.registry, queues: d.queues, records: r };
+    if (q.confirm || q.cancel) return answerDeprovision(deps, id, q.confirm ? "confirm" : "cancel", q.by);
+    return requestDeprovision(deps, id, q.by);
+  }
+  if (q.confirm || q.cancel) throw new DirectoryChangeError(400, "confirm and cancel answer a delete with platform=deprovision");
+  if ((await r.get(id))?.deprovision) {
+    throw new DirectoryChangeError(409, `directory "${id}" is being deleted with platform=deprovision: cancel that first (DELETE /admin/directories/${id}?platform=deprovision&cancel=true)`);
+  }
   await r.remove(id);
   await d.registry.reload();
   await d.queues.obliterate(id);
   const deletedKeys = await r.purgeKeys(id);
-  return { deletedKeys };
+  await r.audit({ action: "deleted", directory: id, by: q.by, at: new Date().toISOString(), count: 0, platform: "leave", deletedKeys });
+  return { status: 200, body: { deleted: id, deletedKeys } };
 }

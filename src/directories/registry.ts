@@ -20,6 +20,8 @@ export interface DirectoryEntry {
   dir: DirectoryConfig;
   source: "config" | "runtime";
   disabled: boolean;
+  /** Being deleted with `platform=deprovision` (see DirectoryRecord.deprovision). */
+  deprovision?: "running" | "purging";
   createdAt?: string;
   updatedAt?: string;
   credentials: CredentialRecord[];
@@ -40,9 +42,17 @@ function sha256(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
 }
 
-/** What the worker runtime cares about: a change of settings or of the disabled flag. */
+/** What the worker runtime cares about: a change of settings, of the disabled flag or of a deprovision's stage. */
 function signature(e: DirectoryEntry | undefined): string {
-  return e ? JSON.stringify([e.dir, e.disabled]) : "";
+  return e ? JSON.stringify([e.dir, e.disabled, e.deprovision ?? ""]) : "";
+}
+
+/**
+ * Does a worker run this directory's jobs: an enabled one, or a disabled one whose delete deprovisions
+ * its platform side (only that run: SCIM still answers 403 and its outbox is left alone).
+ */
+export function isServed(e: DirectoryEntry | undefined): boolean {
+  return !!e && (!e.disabled || e.deprovision === "running");
 }
 
 export class DirectoryRegistry {
@@ -137,7 +147,7 @@ export class DirectoryRegistry {
         this.logger?.warn({ directory: id, issues: v.issues }, "runtime directory no longer valid; not served");
         continue;
       }
-      next.set(id, { dir: v.dir, source: "runtime", disabled: rec.disabled, createdAt: rec.createdAt, updatedAt: rec.updatedAt, credentials: snap.credentials.get(id) ?? [] });
+      next.set(id, { dir: v.dir, source: "runtime", disabled: rec.disabled, ...(rec.deprovision ? { deprovision: rec.deprovision.stage } : {}), createdAt: rec.createdAt, updatedAt: rec.updatedAt, credentials: snap.credentials.get(id) ?? [] });
     }
     const before = this.entries;
     this.entries = next;
@@ -164,6 +174,11 @@ export class DirectoryRegistry {
   /** The settings of every enabled directory. */
   enabled(): DirectoryConfig[] {
     return this.list().filter((e) => !e.disabled).map((e) => e.dir);
+  }
+
+  /** Every directory a worker runs jobs of (`isServed`), and whether it is there only for its deprovision run. */
+  served(): Array<{ dir: DirectoryConfig; deleting: boolean }> {
+    return this.list().filter(isServed).map((e) => ({ dir: e.dir, deleting: e.disabled }));
   }
 
   get(id: string): DirectoryEntry | undefined {

@@ -10,19 +10,22 @@
  * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
  * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
  * changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the runtime does
- * about it (`followRegistry`).
+ * about it (`followRegistry`). A disabled directory being deleted with `platform=deprovision` is served
+ * for that run only (src/sync/deleting.ts): an empty desired state, no outbox, no scheduled resync.
  */
 import { hostname } from "node:os";
 import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
-import { startRegistry, type DirectoryRegistry } from "../directories/registry";
+import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
+import { purgeDeleted } from "../sync/deleting";
 import { pauseDirectory } from "../sync/directory-control";
 import { DirectoryRounds } from "../sync/directory-rounds";
+import { withEmptyDesiredState } from "../sync/empty-desired";
 import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
@@ -39,8 +42,11 @@ export interface SyncRuntime {
   dispatcher: OutboxDispatcher;
   /** One per queue shard. */
   workers: Worker[];
-  /** Serves a directory from now on (its processor, admission cap, resync schedule): no new Worker. */
-  addDirectory(dir: DirectoryConfig): Promise<void>;
+  /**
+   * Serves a directory from now on (its processor, admission cap, resync schedule): no new Worker.
+   * `deleting`: only its deprovision run (src/sync/deleting.ts).
+   */
+  addDirectory(dir: DirectoryConfig, deleting?: boolean): Promise<void>;
   /** Stops serving a directory (its queued work stays in Redis). */
   removeDirectory(id: string): Promise<void>;
   /** The directories this runtime serves, kept current. */
@@ -96,7 +102,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   sampler.unref();
   let closing = false;
 
-  const addDirectory = async (dir: DirectoryConfig): Promise<void> => {
+  const addDirectory = async (dir: DirectoryConfig, deleting = false): Promise<void> => {
     const log = logger.child({ directory: dir.id });
     queues.register(dir.id, dir.concurrency);
     const pause = (reason: string) => {
@@ -117,19 +123,21 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       return;
     }
     clients.set(dir.id, platform);
-    const ctx: ReconcileContext = {
+    const served: ReconcileContext = {
       dir, users, groups, state, platform, usage, claims, ownership, logger: log,
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
+    // a directory being deleted with platform=deprovision: its desired state is empty
+    const ctx = deleting ? withEmptyDesiredState(served) : served;
     processors.set(dir.id, createProcessor({
       ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
-      activity, counters,
+      activity, counters, ...(deleting ? { deleting: { redis, keyPrefix: prefix, queues, logger: log } } : {}),
       hold: (ms) => queues.hold(dir.id, ms),
       onWait: (kind, id) => queues.waiting(dir.id, kind, id),
     }));
     revivals.add(dir.id, revival);
     const scheduler = resyncSchedulerId(dir.id);
-    if (dir.resyncSchedule) {
+    if (dir.resyncSchedule && !deleting) {
       await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
     } else {
       await queues.queueOf(dir.id).removeJobScheduler(scheduler);
@@ -137,7 +145,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     monitor = new KeyMonitor(platform, dir, state, pause, log);
     keyChecks.add(dir.id, monitor, true); // checked now (in the background), then every keyCheckIntervalMs
     await queues.admit(dir.id);
-    await dispatcher?.addDirectory(dir.id);
+    // a directory being deleted takes no change from its outbox (SCIM refuses it anyway; what waits there is purged)
+    if (!deleting) await dispatcher?.addDirectory(dir.id);
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
@@ -155,9 +164,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   keyChecks.start();
   revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
-  for (const dir of registry.enabled()) await addDirectory(dir);
+  for (const s of registry.served()) await addDirectory(s.dir, s.deleting);
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
-  const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir));
+  const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),
+    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token));
 
   // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
   // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
@@ -204,11 +214,12 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
 /**
  * The worker's whole reaction to a directory change: a new or enabled directory is added, a disabled or
- * deleted one removed, a changed one removed and added again with its new settings.
+ * deleted one removed, a changed one removed and added again with its new settings; a disabled one whose
+ * delete deprovisions its platform side is added for that run, and removed when its purge begins.
  */
-export function followRegistry(registry: DirectoryRegistry, add: (dir: DirectoryConfig) => Promise<void>, remove: (id: string) => Promise<void>): void {
+export function followRegistry(registry: DirectoryRegistry, add: (dir: DirectoryConfig, deleting: boolean) => Promise<void>, remove: (id: string) => Promise<void>): void {
   registry.onChange(async (id, after, before) => {
-    if (before && !before.disabled) await remove(id);
-    if (after && !after.disabled) await add(after.dir);
+    if (isServed(before)) await remove(id);
+    if (after && isServed(after)) await add(after.dir, after.disabled);
   });
 }

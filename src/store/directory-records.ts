@@ -12,7 +12,29 @@ export interface DirectoryRecord {
   disabled: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Set while the directory is being deleted with `platform=deprovision` (src/directories/deprovision.ts):
+   * `running` — a worker serves the disabled directory for its deprovision run only (planned, held for
+   * the operator's confirmation, then applied); `purging` — the platform side is done, workers let go of
+   * it and its keys are purged next.
+   */
+  deprovision?: { stage: "running" | "purging"; requestedBy: string; requestedAt: string; resync: string };
 }
+
+/** One entry of the directories' audit list (deletes with their platform choice, deprovision answers). */
+export interface DirectoryAuditEntry {
+  action: "deprovision-requested" | "deprovision-confirmed" | "deprovision-cancelled" | "deleted";
+  directory: string;
+  by: string;
+  at: string;
+  /** Platform users and groups concerned (held, confirmed, cancelled, or deprovisioned when deleted). */
+  count: number;
+  platform?: "leave" | "deprovision";
+  deletedKeys?: number;
+}
+
+/** Audit entries kept (newest first). */
+const AUDIT_MAX = 1000;
 
 export type CredentialKind = "token" | "client-secret";
 
@@ -134,6 +156,20 @@ export class DirectoryRecords {
       if (keys.length) n += await this.redis.unlink(...keys);
     } while (cursor !== "0");
     return n;
+  }
+
+  /**
+   * Appends to the directories' audit list. It lives outside the directory's own keys, so it outlives the
+   * purge of a deleted directory.
+   */
+  async audit(e: DirectoryAuditEntry): Promise<void> {
+    await this.redis.multi().lpush(this.keys.audit, JSON.stringify(e)).ltrim(this.keys.audit, 0, AUDIT_MAX - 1).exec();
+  }
+
+  /** The audit list, newest first (`dir`: only that directory's entries). */
+  async readAudit(dir?: string): Promise<DirectoryAuditEntry[]> {
+    const all = (await this.redis.lrange(this.keys.audit, 0, AUDIT_MAX - 1)).map((j) => parseJson<DirectoryAuditEntry>(j)).filter((x): x is DirectoryAuditEntry => !!x);
+    return dir ? all.filter((x) => x.directory === dir) : all;
   }
 
   /** Tells every server and worker to reload: at once (the channel), and at their next check (the version). */

@@ -61,6 +61,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:directories", type: "HASH", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories$`) },
   { pattern: "<kp>:directories:version", type: "STRING", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:version$`) },
   { pattern: "<kp>:directories:disabled", type: "SET", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:disabled$`) },
+  { pattern: "<kp>:directories:audit", type: "LIST", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:audit$`) },
   { pattern: "<kp>:{<dir>}:authfail:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => dir(kp, "authfail:.+") },
   { pattern: "<kp>:authfail:invalid-directory:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:authfail:invalid-directory:.+$`) },
   { pattern: "<kp>:admin:authfail:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:admin:authfail:.+$`) },

@@ -5,6 +5,9 @@
  *   <keyPrefix>:directories            HASH   runtime directory id → JSON {input, disabled, createdAt, updatedAt}
  *                                             (input: the directory as the config file would hold it, without
  *                                             tokenHashes; validated with the config schema)
+ *   <keyPrefix>:directories:audit      LIST   deletes and deprovision answers (JSON {action, directory, by, at,
+ *                                             count, platform?, deletedKeys?}), newest first, 1000 kept; outside
+ *                                             any directory's keys, so it outlives a purge
  *   <keyPrefix>:directories:changed    CHANNEL pub/sub: any change to a directory or its credentials (payload: id)
  *   <keyPrefix>:directories:version    STRING a counter raised by every change announced on the channel (the
  *                                             periodic reload reads it and loads everything only when it moved)
@@ -25,6 +28,7 @@ export class RegistryKeys {
   get channel(): string { return `${this.keyPrefix}:directories:changed`; }
   get version(): string { return `${this.keyPrefix}:directories:version`; }
   get disabledConfig(): string { return `${this.keyPrefix}:directories:disabled`; }
+  get audit(): string { return `${this.keyPrefix}:directories:audit`; }
   credentials(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials`; }
   lastUsed(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials:used`; }
   accessToken(dir: string, tokenHash: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}oauth:at:${tokenHash}`; }

@@ -10,6 +10,8 @@ import type { SyncKind } from "../store";
 
 export const RECONCILE = "reconcile";
 export const RESYNC = "resync";
+/** Purges a directory deleted with `platform=deprovision` once its platform side is done. */
+export const PURGE = "purge-directory";
 
 /** Payload of a reconcile job: a key, never the state (the worker reads the latest desired state). */
 export interface ReconcileJobData {
@@ -26,6 +28,16 @@ export interface ResyncJobData {
   dryRun?: string;
   /** The deprovisions an operator confirmed, of the resync of this id. */
   confirm?: string;
+  /**
+   * Part of a delete with `platform=deprovision`: the plan (the resync id to use, with `confirm` unset)
+   * or its confirmation. Runs while the directory is paused for the operator's answer.
+   */
+  deprovision?: string;
+}
+
+/** Payload of a purge job. */
+export interface PurgeJobData {
+  dir: string;
 }
 
 /** The shard of a directory: stable across processes and restarts (md5 of the id, modulo the shard count). */

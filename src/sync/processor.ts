@@ -15,6 +15,7 @@ import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { settleResync, startResync } from "./resync";
 import type { Revival } from "./revival";
+import { afterJob, gateReconcile, type DeletingDeps } from "./deleting";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -32,6 +33,8 @@ export interface ProcessorDeps {
   activity?: ActivityStore;
   /** Per-minute series of the status page's charts. */
   counters?: MinuteCounters;
+  /** Set while the directory is deleted with `platform=deprovision` (src/sync/deleting.ts; `ctx` has an empty desired state). */
+  deleting?: DeletingDeps;
 }
 
 /** The function a BullMQ Worker runs for each job of the directory. */
@@ -44,9 +47,13 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
   return async (job, token) => {
     if (job.name === RESYNC) {
       const started = await startResync({ ...ctx, redis, keyPrefix: prefix }, job.data as ResyncJobData);
+      if (d.deleting) await afterJob(d.deleting, dirId);
       return started ? "started" : "already running";
     }
     const { kind, id } = job.data as ReconcileJobData;
+    // a directory being deleted deprovisions nothing before the operator confirmed
+    const parked = d.deleting ? await gateReconcile(d.deleting, dirId, kind, id) : undefined;
+    if (parked) return parked;
     const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
     const trail: ActivityEvent[] = [];
     const record = (e?: Omit<ActivityEvent, "at">) => d.activity?.append(dirId, kind, id, e ? [...trail, { ...e, at: new Date().toISOString() } as ActivityEvent] : trail)
@@ -57,6 +64,7 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       // sync lag for the status page: from the job being queued to its reconcile done
       d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
       await settleResync(redis, prefix, dirId, kind, id, outcome);
+      if (d.deleting) await afterJob(d.deleting, dirId);
       if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {
         lastSyncWrite = Date.now();
         await ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() });
@@ -71,7 +79,10 @@ export function createProcessor(d: ProcessorDeps): (job: Job, token?: string) =>
       return handleFailure(err, job, token, kind as SyncKind, id, {
         state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
         onWait: d.onWait ? () => d.onWait!(kind as SyncKind, id) : undefined,
-        onFailed: (k, i) => settleResync(redis, prefix, dirId, k, i, "failed"),
+        onFailed: async (k, i) => {
+          await settleResync(redis, prefix, dirId, k, i, "failed");
+          if (d.deleting) await afterJob(d.deleting, dirId);
+        },
         onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
       });
     }

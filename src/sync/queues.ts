@@ -10,7 +10,7 @@ import type { Config } from "../config/schema";
 import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SyncKind } from "../store";
 import { DirectoryQueue } from "./directory-queue";
 import {
-  RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type ReconcileJobData, type ResyncJobData,
+  PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
 } from "./jobs";
 
 /** Shard queues and per-directory admission. */
@@ -156,14 +156,26 @@ export class SyncQueues {
    * Asks for a full resync of a directory (one at a time: deduplicated and locked), a dry run of one
    * (`dryRun`: the plan's id), or the deprovisions of a confirmed one (`confirm`: the resync's id).
    */
-  async enqueueResync(directoryId: string, requestedBy: string, o: { dryRun?: string; confirm?: string } = {}): Promise<void> {
+  async enqueueResync(directoryId: string, requestedBy: string, o: { dryRun?: string; confirm?: string; deprovision?: string } = {}): Promise<void> {
     this.cap(directoryId);
-    const dedup = o.dryRun ? `resync-plan-${o.dryRun}` : o.confirm ? `resync-confirm-${o.confirm}` : "resync";
+    const dedup = o.dryRun ? `resync-plan-${o.dryRun}` : o.confirm ? `resync-confirm-${o.confirm}` : o.deprovision ? `resync-deprovision-${o.deprovision}` : "resync";
     await this.queueOf(directoryId).add(RESYNC, { dir: directoryId, requestedBy, ...o } satisfies ResyncJobData, {
       deduplication: { id: resyncDedupId(directoryId, dedup) },
       attempts: 3,
       backoff: { type: "bridge" },
       removeOnComplete: { count: 100 },
+      removeOnFail: { count: 100 },
+    });
+  }
+
+  /** Asks for the purge of a directory whose delete deprovisioned its platform side (once at a time). */
+  async enqueuePurge(directoryId: string, delayMs = 0): Promise<void> {
+    await this.queueOf(directoryId).add(PURGE, { dir: directoryId } satisfies PurgeJobData, {
+      deduplication: { id: resyncDedupId(directoryId, "purge") },
+      delay: delayMs,
+      attempts: 5,
+      backoff: { type: "bridge" },
+      removeOnComplete: true,
       removeOnFail: { count: 100 },
     });
   }

@@ -4,8 +4,15 @@
  * nothing is deprovisioned). Both are atomic on the progress hash, so a second answer finds nothing to
  * answer, and both are audited — who, when, how many — in `<P>resync:audit`, on the progress hash
  * (confirmedBy/At/Count, cancelledBy/At/Count) and in the log.
+ *
+ * The deprovision run of a directory deleted with `platform=deprovision` (progress `purpose: delete`) is
+ * answered the same way, from any of the surfaces (`directory delete … --confirm`, `resync --confirm`, the
+ * status page): its answer is also written to the directories' audit list, which outlives the purge; a
+ * cancel ends the delete (the directory stays disabled, with every key).
  */
 import type { RedisConnection } from "../store/connection";
+import { DirectoryRecords } from "../store";
+import { endDeleting } from "./deleting";
 import type { Logger } from "pino";
 import type { SyncQueues } from "./queues";
 import { LOCK_TTL_S, resyncKeys } from "./resync";
@@ -69,7 +76,14 @@ export async function answerResync(d: AnswerDeps, dir: string, action: "confirm"
   if (res[0] === -1) return { answered: false, reason: `resync ${expectId} is not the one awaiting confirmation (${res[1]} is)` };
   const [, resync, count] = res;
   d.logger?.warn({ directory: dir, resync, action, by: who, count }, action === "confirm" ? "resync deprovisions confirmed" : "resync deprovisions cancelled");
-  if (action === "confirm") await d.queues.enqueueResync(dir, who, { confirm: resync });
+  const deleting = (await d.redis.hget(k.progress, "purpose")) === "delete";
+  if (deleting) {
+    const records = new DirectoryRecords(d.redis, d.keyPrefix);
+    await records.audit({ action: action === "confirm" ? "deprovision-confirmed" : "deprovision-cancelled", directory: dir, by: who, at: new Date().toISOString(), count: Number(count) });
+    if (action === "cancel") await endDeleting(d.redis, d.keyPrefix, dir);
+  }
+  // the confirmation of a deleted directory's run passes its pause (it waited for exactly this answer)
+  if (action === "confirm") await d.queues.enqueueResync(dir, who, { confirm: resync, ...(deleting ? { deprovision: resync } : {}) });
   return { answered: true, resync, count: Number(count) };
 }
 

@@ -242,3 +242,11 @@ export function holdReason(plan: ResyncPlan, limit: { count: number; percent: nu
   }
   return undefined;
 }
+
+/**
+ * The hold of a directory's deprovision run when it is deleted with `platform=deprovision`: always, whatever
+ * the counts, so one command never wipes a company's platform side without a confirmation.
+ */
+export function deleteHoldReason(dir: string, plan: ResyncPlan): string {
+  return `deleting directory ${dir} with platform=deprovision: ${plan.deprovision.length} platform user(s) and group(s) the bridge manages for it would be deprovisioned, then every key of the directory purged`;
+}

@@ -24,7 +24,8 @@
 import { randomUUID } from "node:crypto";
 import { ResyncKeys, type RedisConnection, type SyncKind } from "../store";
 import { isNotFound, type Outcome } from "./context";
-import { computePlan, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
+import { withEmptyDesiredState } from "./empty-desired";
+import { computePlan, deleteHoldReason, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
 
 export const LOCK_TTL_S = 6 * 3600;
 /** Reconciles enqueued at once while a resync queues. */
@@ -88,6 +89,8 @@ export interface ResyncProgress {
   cancelledBy?: string;
   cancelledAt?: string;
   cancelledCount?: number;
+  /** "delete": the deprovision run of a directory deleted with `platform=deprovision`. */
+  purpose?: "delete";
 }
 
 /** Reads a directory's resync progress. */
@@ -100,7 +103,7 @@ export async function readResync(redis: RedisConnection, keyPrefix: string, dir:
     id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
     updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"), held: n("held"),
     startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...opt("error"), ...opt("holdReason"),
-    ...opt("confirmedBy"), ...opt("confirmedAt"), ...optN("confirmedCount"), ...opt("cancelledBy"), ...opt("cancelledAt"), ...optN("cancelledCount"),
+    ...opt("confirmedBy"), ...opt("confirmedAt"), ...optN("confirmedCount"), ...opt("cancelledBy"), ...opt("cancelledAt"), ...optN("cancelledCount"), ...opt("purpose"),
   };
 }
 
@@ -125,6 +128,8 @@ export interface ResyncRequest {
   dryRun?: string;
   /** Apply the deprovisions the operator confirmed for the resync of this id. */
   confirm?: string;
+  /** Without `confirm`: plan the deprovision run of a directory being deleted, under this resync id. */
+  deprovision?: string;
 }
 
 /** How long a dry run's plan is kept for the operator to read. */
@@ -225,18 +230,22 @@ export async function startResync(c: ResyncDeps, req: ResyncRequest | string): P
   if (r.confirm) { await applyConfirmed(c, r.confirm); return true; }
   const dir = c.dir.id;
   const k = resyncKeys(c.keyPrefix, dir);
-  const id = randomUUID();
+  // a delete with platform=deprovision: the desired state is empty, and the plan always waits for the operator
+  const deleting = !!r.deprovision;
+  const id = r.deprovision ?? randomUUID();
   if ((await c.redis.hget(k.progress, "status")) === "awaiting-confirmation") return false;
   if (!(await c.redis.set(k.lock, id, "EX", LOCK_TTL_S, "NX"))) return false;
   try {
     await c.redis.multi().del(k.progress, k.pending, k.held)
       .hset(k.progress, "id", id, "status", "running", "phase", "listing", "total", 0, "done", 0, "created", 0, "updated", 0,
-        "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "held", 0, "startedAt", new Date().toISOString(), "requestedBy", r.requestedBy)
+        "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "held", 0, "startedAt", new Date().toISOString(), "requestedBy", r.requestedBy,
+        ...(deleting ? ["purpose", "delete"] : []))
       .exec();
-    const plan = await computePlan(c);
+    const plan = await computePlan(deleting ? withEmptyDesiredState(c) : c);
     await applyMarks(c, plan.marks);
-    const work = [...plan.work];
-    const hold = holdReason(plan, c.dir.safety.maxDeprovisionPerResync);
+    // deleting: nothing is reconciled before the operator confirms
+    const work = deleting ? [] : [...plan.work];
+    const hold = deleting ? deleteHoldReason(dir, plan) : holdReason(plan, c.dir.safety.maxDeprovisionPerResync);
     if (hold) {
       for (let i = 0; i < plan.deprovision.length; i += 1000) {
         await c.redis.hset(k.held, ...plan.deprovision.slice(i, i + 1000).flatMap((it) => [`${it.kind}:${it.id}`, JSON.stringify(it)]));
@@ -273,6 +282,8 @@ async function applyConfirmed(c: ResyncDeps, resyncId: string): Promise<void> {
   const k = resyncKeys(c.keyPrefix, c.dir.id);
   if ((await c.redis.hget(k.progress, "id")) !== resyncId) return;
   const held = Object.values(await c.redis.hgetall(k.held)).map((v) => JSON.parse(v) as PlanItem);
+  // a directory being deleted was paused for the operator's answer: its deprovisions may be admitted now
+  if ((await c.redis.hget(k.progress, "purpose")) === "delete") await c.state.setMeta(c.dir.id, { paused: undefined, pausedAt: undefined });
   // a failure is retried by the job (embed-group deletes that went through answer 404 then; reconciles are idempotent)
   const d = await deprovisionItems(c, held);
   if (d.deleted) await c.redis.hincrby(k.progress, "deleted", d.deleted);

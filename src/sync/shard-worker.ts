@@ -9,13 +9,17 @@
  * delayed set. When a reconcile finishes for good (completed, or failed after its last attempt) its
  * admission slot is freed and the directory's next resource admitted; while it waits out a retry delay its
  * slot is lent to the next resource and taken back when it runs again.
+ *
+ * A directory deleted with `platform=deprovision` (src/sync/deleting.ts) is paused while it waits for the
+ * operator: its resync jobs of that delete (`deprovision` in the payload) pass the pause, and its purge job
+ * runs whether or not this process still serves it.
  */
 import { DelayedError, Worker, type Job } from "bullmq";
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import { SHARD_QUEUE_NAME, shardPrefix } from "../store";
-import { RECONCILE, memberOf, type ReconcileJobData } from "./jobs";
+import { PURGE, RECONCILE, memberOf, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { bridgeBackoff } from "./outcome";
 import type { SyncQueues } from "./queues";
 
@@ -24,16 +28,27 @@ export type JobProcessor = (job: Job, token?: string) => Promise<string>;
 /** How long a job of a directory this process does not serve, or a paused directory's resync, waits. */
 const RECHECK_MS = 5000;
 
-/** Starts one Worker per shard; `lookup` gives the processor of a directory (undefined: not served here). */
+/** Purges a deleted directory (src/sync/deleting.ts `purgeDeleted`). */
+export type PurgeProcessor = (dir: string, job: Job, token?: string) => Promise<string>;
+
+/**
+ * Starts one Worker per shard; `lookup` gives the processor of a directory (undefined: not served here),
+ * `purge` runs purge jobs.
+ */
 export function startShardWorkers(
-  redis: RedisConnection, queues: SyncQueues, config: Config, logger: Logger, lookup: (dir: string) => JobProcessor | undefined,
+  redis: RedisConnection, queues: SyncQueues, config: Config, logger: Logger, lookup: (dir: string) => JobProcessor | undefined, purge?: PurgeProcessor,
 ): Worker[] {
   const run = async (job: Job, token?: string): Promise<string> => {
     const { dir, kind, id } = job.data as ReconcileJobData;
+    if (job.name === PURGE) {
+      if (!purge) throw new Error("this worker runs no purge jobs");
+      return purge(dir, job, token);
+    }
     const reconcile = job.name === RECONCILE;
     const processor = lookup(dir);
     const gate = await queues.admission.gate(dir, reconcile && processor ? memberOf(kind, id) : "");
-    if (!processor || gate.paused) {
+    const passesPause = !reconcile && !!(job.data as ResyncJobData).deprovision;
+    if (!processor || (gate.paused && !passesPause)) {
       if (reconcile) {
         await queues.park(dir, kind, id);
         return processor ? "parked: directory paused" : "parked: directory not served by this worker";

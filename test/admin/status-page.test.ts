@@ -141,6 +141,38 @@ maybe("status page in a browser", () => {
     await page.close();
   }, 60000);
 
+  it("should delete a disabled directory from the page, deprovisioning only after the operator confirms the listed items", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${s.url}/admin/status`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    const acme = page.locator("tr[data-directory=acme]");
+    expect(await acme.getByRole("link", { name: "Delete…" }).count()).toBe(0); // enabled: no delete
+    await acme.getByRole("button", { name: "Disable" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    await acme.getByRole("link", { name: "Delete…" }).click();
+    expect(await page.getByRole("heading", { name: "Delete directory acme" }).isVisible()).toBe(true);
+    await page.getByLabel(/Deprovision them/).check();
+    await page.getByLabel("Your name, for the audit").fill("Pat Page");
+    await page.getByRole("button", { name: "Delete directory" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    const held = page.locator("section[data-awaiting=acme]");
+    await held.waitFor();
+    expect(await held.getByRole("heading").textContent()).toBe("acme: delete awaits confirmation");
+    expect(await held.textContent()).toContain("taken@example.com");
+    const taken = async () => (await e.simState()).scim.users.find((u) => u.userName === "taken@example.com");
+    expect((await taken())?.active).not.toBe(false); // nothing deprovisioned before the answer
+
+    await acme.getByRole("button", { name: "Confirm: deprovision and delete" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    await waitFor(async () => (await s.admin("/directories/acme")).status === 404, 30000, "acme deleted");
+    expect((await taken())?.active).toBe(false);
+    await page.reload();
+    expect(await page.locator("tr[data-directory=acme]").count()).toBe(0);
+    await page.close();
+  }, 60000);
+
   it("should keep bull-board behind the same sign-in", async () => {
     expect((await fetch(`${s.url}/admin/queues`, { redirect: "manual", headers: { Accept: "text/html" } })).status).toBe(303);
     expect((await fetch(`${s.url}/admin/queues`)).status).toBe(401);

@@ -2,7 +2,8 @@
  * `scim-bridge directory …` end to end, as an operator runs it (the compiled CLI, through a running
  * bridge's admin API): create a directory, push to it over SCIM with the printed token and see it reach
  * the platform simulator; rotate the token; disable (SCIM 403); delete with an explicit platform choice
- * and find no key of the directory left.
+ * and find no key of the directory left. Delete with `--platform deprovision`: the CLI lists what it would
+ * deprovision and exits 3 with nothing done; `--confirm` deactivates on the platform, then the purge follows.
  */
 import { compiledBuild, runCompiledCli } from "../helpers/compiled-build";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
@@ -75,5 +76,37 @@ describe("scim-bridge directory", () => {
     const noUrl = await runCompiledCli(["directory", "list"], { SCIM_BRIDGE_URL: "", SCIM_BRIDGE_ADMIN_TOKEN: "" });
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toMatch(/--url/);
+  });
+
+  it("should hold a delete with --platform deprovision (exit 3, nothing deactivated) until --confirm, then deactivate and purge", async () => {
+    const input = { id: "initech", target: "workforce", platform: { baseUrl: e.sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" } };
+    const created = await cli(["create", "--json", JSON.stringify(input)]);
+    expect(created.code).toBe(0);
+    const token = /Bearer token\s+(\S+)/.exec(created.stdout)![1];
+    const post = await fetch(`${s.url}/scim/v2/initech/Users`, {
+      method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/scim+json" }, body: JSON.stringify(userBody("peter@initech.example")),
+    });
+    expect(post.status).toBe(201);
+    const peter = () => e.simState().then((st) => st.scim.users.find((u) => u.userName === "peter@initech.example"));
+    await waitFor(async () => (await peter())?.externalId?.startsWith("initech:"), 15000, "peter on the platform");
+    expect((await cli(["disable", "initech"])).code).toBe(0);
+
+    const asked = await cli(["delete", "initech", "--platform", "deprovision", "--by", "Bill L."]);
+    expect(asked.stderr).toBe("");
+    expect(asked.code).toBe(3);
+    expect(asked.stdout).toMatch(/delete of initech AWAITS CONFIRMATION/);
+    expect(asked.stdout).toMatch(/user\s+peter@initech.example/);
+    expect(asked.stdout).toContain("scim-bridge directory delete initech --platform deprovision --confirm");
+    expect((await peter())?.active).not.toBe(false);
+
+    const confirmed = await cli(["delete", "initech", "--platform", "deprovision", "--confirm", "--by", "Bill L."]);
+    expect(confirmed.stderr).toBe("");
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toMatch(/confirmed: 1 deprovision/);
+    const keysLeft = async () => (await e.redis.scan("0", "MATCH", `${e.prefix}:{initech}:*`, "COUNT", 100000))[1];
+    // the record goes first, then the keys: wait for both
+    await waitFor(async () => (await e.redis.hexists(`${e.prefix}:directories`, "initech")) === 0 && (await keysLeft()).length === 0, 30000, "initech deleted and purged");
+    expect(await keysLeft()).toEqual([]);
+    expect((await peter())?.active).toBe(false);
   });
 });

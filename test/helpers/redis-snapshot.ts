@@ -28,12 +28,16 @@ export async function snapshotRedis(redis: RedisConnection, prefix: string, igno
   const keys = [...new Set([...(await scanAll(redis, `${prefix}*`)), ...(await scanAll(redis, `{${prefix}}*`))])]
     .filter((k) => !ignore || !ignore.test(k))
     .sort();
+  // every key's commands are sent at once (one connection: they travel pipelined, a few round trips in all)
+  const types = await Promise.all(keys.map((key) => redis.type(key)));
+  const entries = await Promise.all(keys.map(async (key, i) => {
+    const type = types[i];
+    if (type === "none") return undefined; // expired between SCAN and TYPE
+    const [pttl, value] = await Promise.all([redis.pttl(key), read(redis, key, type)]);
+    return [key, { type, ttl: pttl >= 0, value }] as const;
+  }));
   const snap: RedisSnapshot = {};
-  for (const key of keys) {
-    const type = await redis.type(key);
-    if (type === "none") continue; // expired between SCAN and TYPE
-    snap[key] = { type, ttl: (await redis.pttl(key)) >= 0, value: await read(redis, key, type) };
-  }
+  for (const e of entries) if (e) snap[e[0]] = e[1];
   return snap;
 }
 
@@ -46,7 +50,9 @@ export async function expectUnchanged<T>(redis: RedisConnection, prefix: string,
   // when each volatile key expires on its own (e.g. write-settlement replies, 120 s): a key whose TTL ran
   // out during the action was removed by Redis, not by the request
   const expiresAt = new Map<string, number>();
-  for (const [key, v] of Object.entries(before)) if (v.ttl) expiresAt.set(key, Date.now() + Math.max(0, await redis.pttl(key)));
+  const volatile = Object.keys(before).filter((key) => before[key].ttl);
+  const ttls = await Promise.all(volatile.map((key) => redis.pttl(key)));
+  volatile.forEach((key, i) => expiresAt.set(key, Date.now() + Math.max(0, ttls[i])));
   const result = await action();
   const after = await snapshotRedis(redis, prefix, ignore);
   const now = Date.now();

@@ -84,7 +84,7 @@ describe("transient failures", () => {
     const counts = await e.state.counts("wf");
     expect(counts.failed).toBe(0);
     expect(counts.pending).toBe(0);
-  });
+  }, 90000); // its own waits allow 30 + 30 + 20 s on a loaded machine
 });
 
 describe("transient failures past the last attempt", () => {

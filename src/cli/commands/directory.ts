@@ -7,6 +7,8 @@ import fs from "node:fs";
 import readline from "node:readline/promises";
 import type { Command } from "commander";
 import type { DirectoryStatus } from "../../admin/directory-status";
+import type { ResyncProgress } from "../../sync/resync";
+import type { PlanItem } from "../../sync/resync-plan";
 import { adminCall, expectOk, type AdminTarget } from "../backends/admin-http";
 
 type Out = (s: string) => void;
@@ -47,11 +49,41 @@ export async function simpleCommand(t: AdminTarget, method: string, p: string, w
   out(JSON.stringify(expectOk<unknown>(await adminCall(t, method, p, body), what)));
 }
 
+const itemLine = (it: PlanItem) => `  ${it.kind.padEnd(11)} ${it.name ?? ""} (${it.id}${it.platformId ? `, platform ${it.platformId}` : ""})`;
+
+/** A held deprovision run, as the admin API answers it. */
+interface HeldDeprovision {
+  status: "awaiting-confirmation" | "planning";
+  resync: string;
+  holdReason?: string;
+  held?: number;
+  deprovisions?: PlanItem[];
+}
+
+/** Waits for a worker to plan the deprovision run `resync` of `id`, then answers it as the admin API would. */
+async function heldPlan(t: AdminTarget, id: string, resync: string, out: Out, pollMs: number): Promise<HeldDeprovision> {
+  const started = Date.now();
+  let hinted = false;
+  for (;;) {
+    const p = expectOk<ResyncProgress & { deprovisions?: PlanItem[] }>(await adminCall(t, "GET", path(id, "/resync")), "delete");
+    if (p.id === resync && p.status === "awaiting-confirmation" && p.phase === "awaiting-confirmation") {
+      return { status: "awaiting-confirmation", resync, holdReason: p.holdReason, held: p.held, deprovisions: p.deprovisions };
+    }
+    if (p.id === resync && p.status === "done") throw new Error(`the deprovision run of ${id} ended without holding: ${p.error ?? p.phase}`);
+    if (!hinted && Date.now() - started > 5000) {
+      hinted = true;
+      out("waiting for a worker to list the platform side (is a worker running?)");
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
 /**
  * Asks what happens to the platform side (leave, the default, or deprovision) unless `--platform` says,
- * then deletes. Without a terminal to ask on, `--platform` is required.
+ * then deletes. Without a terminal to ask on, `--platform` is required. `deprovision` prints what would be
+ * deprovisioned and resolves 3 (nothing done until `--confirm`; `--cancel` drops it); otherwise 0.
  */
-export async function deleteCommand(t: AdminTarget, id: string, o: { platform?: string }, out: Out): Promise<void> {
+export async function deleteCommand(t: AdminTarget, id: string, o: { platform?: string; confirm?: boolean; cancel?: boolean; by?: string }, out: Out, pollMs = 250): Promise<number> {
   let platform = o.platform;
   if (!platform) {
     if (!process.stdin.isTTY) throw new Error("say what happens to the directory's users and groups on the platform: --platform leave (keep them as they are) or --platform deprovision");
@@ -61,8 +93,29 @@ export async function deleteCommand(t: AdminTarget, id: string, o: { platform?: 
     platform = answer.startsWith("d") ? "deprovision" : "leave";
   }
   if (platform !== "leave" && platform !== "deprovision") throw new Error("--platform must be leave or deprovision");
-  const r = expectOk<{ deletedKeys: number }>(await adminCall(t, "DELETE", path(id, `?platform=${platform}`)), "delete");
-  out(`directory ${id} deleted (${r.deletedKeys} keys purged; platform side: ${platform === "leave" ? "left as it was" : "deprovisioned"})`);
+  if ((o.confirm || o.cancel) && platform !== "deprovision") throw new Error("--confirm and --cancel answer a delete with --platform deprovision");
+  const by = o.by ? { by: o.by } : undefined;
+  if (platform === "leave") {
+    const r = expectOk<{ deletedKeys: number }>(await adminCall(t, "DELETE", path(id, "?platform=leave"), by), "delete");
+    out(`directory ${id} deleted (${r.deletedKeys} keys purged; platform side: left as it was)`);
+    return 0;
+  }
+  if (o.confirm || o.cancel) {
+    const action = o.confirm ? "confirm" : "cancel";
+    const r = expectOk<{ confirmed?: number; cancelled?: number }>(await adminCall(t, "DELETE", path(id, `?platform=deprovision&${action}=true`), by), `delete --${action}`);
+    out(o.confirm
+      ? `confirmed: ${r.confirmed} deprovision(s) of ${id} queued; the directory and every key it has are purged once they are done (progress: scim-bridge directory show ${id})`
+      : `cancelled: ${r.cancelled} deprovision(s) of ${id} dropped, nothing deprovisioned; the directory stays disabled, with every key`);
+    return 0;
+  }
+  let h = expectOk<HeldDeprovision>(await adminCall(t, "DELETE", path(id, "?platform=deprovision"), by), "delete");
+  if (h.status === "planning") h = await heldPlan(t, id, h.resync, out, pollMs);
+  out(`delete of ${id} AWAITS CONFIRMATION: ${h.holdReason ?? ""}`);
+  out(`nothing has been deprovisioned yet; held for confirmation (${h.held ?? 0}):`);
+  for (const it of h.deprovisions ?? []) out(itemLine(it));
+  out(`deprovision them and delete: scim-bridge directory delete ${id} --platform deprovision --confirm [--by <name>]`);
+  out(`keep everything (the directory stays disabled): scim-bridge directory delete ${id} --platform deprovision --cancel`);
+  return 3;
 }
 
 /** Registers the `directory` command tree; `target(o)` turns the options into the admin API to call. */
@@ -82,8 +135,11 @@ export function directoryCommands(program: Command, remote: (c: Command) => Comm
   remote(dir.command("enable").argument("<id>").description("accept SCIM and sync again"))
     .action((id: string, o) => simpleCommand(target(o), "POST", path(id, "/enable"), "enable", out));
   remote(dir.command("delete").argument("<id>").option("--platform <leave|deprovision>", "what happens on the platform (asked when omitted)")
-    .description("delete a disabled runtime directory and purge its keys"))
-    .action((id: string, o) => deleteCommand(target(o), id, o, out));
+    .option("--confirm", "deprovision what a delete with --platform deprovision holds, then purge")
+    .option("--cancel", "drop what it holds: nothing deprovisioned, the directory stays disabled")
+    .option("--by <name>", "who answers, for the audit")
+    .description("delete a disabled runtime directory and purge its keys; with --platform deprovision, first lists what it would deprovision (exit 3) and waits for --confirm"))
+    .action(async (id: string, o) => { process.exitCode = await deleteCommand(target(o), id, o, out); });
 
   const token = dir.command("token").description("SCIM bearer tokens of a directory");
   remote(token.command("create").argument("<id>").option("--label <label>", "what the token is for").option("--expires-in-days <n>", "expiry")
