@@ -6,7 +6,8 @@
  *                           a (attempts of the current failure streak), e (last error: the platform's message),
  *                           t (status changed at), sy (last synced at), x (embed externalId applied),
  *                           n (embed group name applied), gs (embed: group names applied to the user, JSON),
- *                           drift ("missing" | "changed": set by a resync)
+ *                           drift ("missing" | "changed": set by a resync; "members": a group's membership
+ *                           delta failed half-way, so its next reconcile diffs members against the platform)
  *   P s:gm:<id>       SET   member ids (SCIM user ids) whose membership is applied on the platform
  *   P s:gc:<id>       ZSET  member ids whose membership may have to change on the platform since the group's
  *                           last reconcile, scored with a change number (SCIM writes and user reconciles add;
@@ -42,7 +43,7 @@ export interface SyncRecord {
   appliedName?: string;
   /** Embed: JSON array of the embed-tenant group names last applied to the user. */
   appliedGroups?: string;
-  drift?: "missing" | "changed";
+  drift?: "missing" | "changed" | "members";
 }
 
 const FIELD: Record<keyof SyncRecord, string> = {

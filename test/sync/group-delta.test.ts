@@ -13,6 +13,7 @@ import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-contro
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
 afterAll(async () => e.close());
+afterEach(() => { e.sim.setFaults({}); });
 
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const patch = (gid: string, Operations: object[]) => e.scim("wf").patch(`/Groups/${gid}`, { schemas: [PATCH_OP], Operations });
@@ -47,6 +48,26 @@ describe("group reconcile: O(change)", () => {
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(2); // one add (d), one remove (b)
     expect((await e.state.members(e.state.appliedMembersKey("wf", gid))).sort()).toEqual([a, c, d].sort());
     expect(await e.redis.zcard(e.state.changedMembersKey("wf", gid))).toBe(0);
+  });
+
+  it("should not rename a group again when only its membership delta failed, and apply the members on the retry", async () => {
+    const [a, b] = await Promise.all(["hd.a@example.com", "hd.b@example.com"].map((n) => createUser(e, "wf", n)));
+    for (const id of [a, b]) await waitStatus(e, "wf", "user", id, "synced");
+    await waitIdle(e, "wf");
+    // the platform takes one call, the group's create, and refuses the member PATCH after it (429)
+    e.sim.setFaults({ rateLimit: { max: 1, durationMs: 600000, retryAfterSeconds: 1 } });
+    const gid = await createGroup(e, "wf", "Half Done", [a, b]);
+    const half = await waitFor(async () => { const st = await e.state.get("wf", "group", gid); return st.drift ? st : undefined; }, 10000, "the failed delta recorded");
+    expect(half).toMatchObject({ drift: "members", status: "pending" });
+    expect(half.platformId).toBeDefined();
+    const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
+    e.sim.setFaults({});
+
+    await waitStatus(e, "wf", "group", gid, "synced");
+    expect((await simGroup(e, "Half Done"))?.members.map((m) => m.value).sort()).toEqual((await pidsOf(["hd.a@example.com", "hd.b@example.com"])).sort());
+    // the retry compared members with the platform and added them: one PATCH, no second rename
+    expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
+    expect(await e.state.get("wf", "group", gid)).toMatchObject({ status: "synced", drift: undefined });
   });
 
   it("should look at one member and send one member when one member joins a 50,000-member group", async () => {

@@ -10,7 +10,9 @@ import { retryFailed } from "../../src/sync/directory-control";
 
 let e: SyncEnv;
 beforeAll(async () => {
-  e = await startSyncEnv();
+  // 12 attempts: at 30 % failing calls a group's retry (read the platform group, then PATCH its members)
+  // passes with p ≈ 0.49, so the default 8 would fail one of the three groups in ~1.4 % of runs
+  e = await startSyncEnv({ config: { sync: { attempts: 12 } } });
   await waitFor(async () => (await e.simState()).counters.endpoints["GET /v1/deployments"]?.reads === 2, 5000, "the key checks");
 });
 afterAll(async () => e.close());

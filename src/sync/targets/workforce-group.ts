@@ -63,10 +63,13 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   if (platformId) await ensureOwned(c, "group", platformId, displayName);
 
+  // the platform group has this displayName once it is renamed or made with it: a retry does not rename again
+  let named = false;
   if (platformId && (st.hash !== hash || st.drift === "changed")) {
     try {
       await c.platform.scim.renameGroup(platformId, displayName);
       outcome = "updated";
+      named = true;
     } catch (err) {
       if (!isNotFound(err)) throw err;
       platformId = undefined;
@@ -79,11 +82,12 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
     platformId = made.id;
     outcome = made.created ? "created" : "updated";
     fresh = true;
+    named = made.created;
   }
 
   // memberships: the delta computed in Redis from the members that changed since the last reconcile
   // (every member for a fresh group or a diff against the platform after drift)
-  const againstPlatform = st.drift === "changed" && !fresh;
+  const againstPlatform = (st.drift === "changed" || st.drift === "members") && !fresh;
   const delta = await c.state.memberDelta(dirId, id, fresh || againstPlatform);
   let waiting: number;
   let held = 0;
@@ -117,8 +121,11 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
     }
   } catch (err) {
     // the delta may be half applied (the adds went through and the removes did not, or one batch of
-    // several): the applied set no longer says what the platform holds, so the next run diffs against it
-    await c.state.update(dirId, "group", id, { platformId, drift: "changed" });
+    // several): the applied set no longer says what the platform holds, so the next run diffs members
+    // against it. What is done stays done: the name (when this run made or renamed the group) is not
+    // applied again, so each retry makes only the calls still needed (fewer calls, fewer chances to fail).
+    const nameDone = named || (st.hash === hash && st.drift !== "changed");
+    await c.state.update(dirId, "group", id, { platformId, drift: nameDone ? "members" : "changed", ...(named ? { hash } : {}) });
     throw err;
   }
 
