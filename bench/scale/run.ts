@@ -17,7 +17,7 @@
  *
  * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (64), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
- * docker/entrypoint.sh: `--max-semi-space-size=4`).
+ * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`).
  *
  * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
  * masters + 3 replicas (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the
@@ -55,8 +55,9 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) => m.trim()).filter(Boolean);
 const SHARDS = envNumber("BENCH_SHARDS", 4);
 const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
-/** Node flags of the worker processes: the image's (docker/entrypoint.sh) unless BENCH_WORKER_NODE_ARGS says otherwise. */
-const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean);
+/** The image's node flags (docker/entrypoint.sh), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
+const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
+const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
 const PLATFORM_KEY = `bench-scale-key-${randomBytes(6).toString("hex")}`;
 const SIM_TOKEN = "bench-sim-token";
 
@@ -164,7 +165,8 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     redis: target.redisConfig(prefix),
     log: { level: "warn" },
     metrics: { workerPort: 0 },
-    sync: { sweepIntervalMs: 2000, queueShards: SHARDS, shardConcurrency: SHARD_CONCURRENCY },
+    // the sweeper's and admission recovery's interval is the default (5 s): each round visits every directory
+    sync: { queueShards: SHARDS, shardConcurrency: SHARD_CONCURRENCY },
     directories: dirs.map((id) => ({
       id, tokenHashes: [hashToken(tokenOf(id, tag))], target: "workforce",
       platform: { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY" },
@@ -176,7 +178,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const env = { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG: file, BENCH_PLATFORM_KEY: PLATFORM_KEY };
   const preload = path.join(CHILD_JS, "exit-with-parent.js");
   const main = path.join(ROOT, "dist/main.js");
-  const server = await startChild("server", ["--max-semi-space-size=4", main, "server"], env, port, "/healthz", preload);
+  const server = await startChild("server", [...IMAGE_NODE_ARGS, main, "server"], env, port, "/healthz", preload);
   children.push(server);
   const workers: ServerChild[] = [];
   for (let w = 0; w < workersN; w++) {
