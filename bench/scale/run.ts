@@ -10,23 +10,33 @@
  * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
  * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc) and peak RSS of
  * every process; and each directory's wait for its first sync (its first push → its first synced item):
- * median, p99, max and max ÷ median. Then the ratio of the runs (3 workers ÷ 1 worker).
- * Goals: ≤ 16 connections and < 250 MiB RSS per worker; no directory waits more than 2× the median.
+ * median, p99, max and max ÷ median, with the slowest directories' shards. Then the ratios of the runs:
+ * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis).
+ * Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9× single Redis; no
+ * directory waits more than 2× the median.
  *
- * BENCH_REDIS ("single"): `single` uses REDIS_URL; a Redis Cluster is not wired in yet (it needs the
- * cluster connection factory of src/store, REDIS_CLUSTER_NODES).
- * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end,
- * also on Ctrl-C. Run: `npm run bench:scale` (e.g. `BENCH_USERS=20 BENCH_GROUPS=2 npm run bench:scale`).
+ * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (64), the workers' `sync.queueShards`
+ * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
+ * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`).
+ *
+ * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
+ * masters + 3 replicas (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the
+ * bridge at it with `redis.clusterNodes`. Each run has a simulator of its own (no state of an earlier run).
+ * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end
+ * of each single-Redis run, also on Ctrl-C; the cluster is stopped with its keys. Run: `npm run bench:scale`
+ * (e.g. `BENCH_USERS=20 BENCH_GROUPS=2 BENCH_REDIS=single BENCH_WORKERS=1 npm run bench:scale`).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
 import { SyncStateStore } from "../../src/store";
+import { shardOf } from "../../src/sync/jobs";
+import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
 import { freePort, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
@@ -42,7 +52,12 @@ const MEMBERS = Math.min(envNumber("BENCH_MEMBERS", 10), USERS);
 const PUSH_CLIENTS = envNumber("BENCH_PUSH_CLIENTS", 64);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,3").split(",").map(Number).filter((n) => n > 0);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const MODE = process.env.BENCH_REDIS ?? "single";
+const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) => m.trim()).filter(Boolean);
+const SHARDS = envNumber("BENCH_SHARDS", 4);
+const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
+/** The image's node flags (docker/entrypoint.sh), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
+const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
+const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
 const PLATFORM_KEY = `bench-scale-key-${randomBytes(6).toString("hex")}`;
 const SIM_TOKEN = "bench-sim-token";
 
@@ -51,13 +66,25 @@ const children: ServerChild[] = [];
 const pools: Pool[] = [];
 const prefixes: string[] = [];
 let redis: Redis | undefined;
+let clusterClient: Cluster | undefined;
+
+/** Where a run's Redis is: the bridge's `redis` config, the bench's own client and the ports to count. */
+interface Target {
+  mode: string;
+  client: Redis | Cluster;
+  ports: number[];
+  redisConfig(prefix: string): Record<string, unknown>;
+}
 
 const dirId = (i: number) => `d${String(i).padStart(4, "0")}`;
 const tokenOf = (dir: string, tag: string) => `bench-${tag}-${dir}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** TCP connections of `pid` to any of `ports` (its socket fds matched against /proc/net/tcp{,6}). */
-function redisConnections(pid: number, ports: number[]): number {
+/**
+ * TCP connections of `pid` to any of `ports` (its socket fds matched against /proc/net/tcp{,6}): in all,
+ * and to the busiest one port (a managed Redis caps connections per node).
+ */
+function redisConnections(pid: number, ports: number[]): { total: number; perNode: number } {
   const inodes = new Set<string>();
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -66,16 +93,17 @@ function redisConnections(pid: number, ports: number[]): number {
     } catch { /* closed meanwhile */ }
   }
   const hex = new Set(ports.map((p) => p.toString(16).toUpperCase().padStart(4, "0")));
-  let n = 0;
+  const byPort = new Map<string, number>();
   for (const file of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
     for (const line of fs.readFileSync(file, "utf8").split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
       const remotePort = f[2].split(":")[1];
-      if (f[3] === "01" && hex.has(remotePort) && inodes.has(f[9])) n++; // 01: ESTABLISHED
+      if (f[3] === "01" && hex.has(remotePort) && inodes.has(f[9])) byPort.set(remotePort, (byPort.get(remotePort) ?? 0) + 1); // 01: ESTABLISHED
     }
   }
-  return n;
+  const counts = [...byPort.values()];
+  return { total: counts.reduce((a, b) => a + b, 0), perNode: Math.max(0, ...counts) };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -83,12 +111,19 @@ function percentile(sorted: number[], p: number): number {
 }
 
 interface RunResult {
+  mode: string;
   workers: number;
   pushRps: number;
   pushS: number;
   matchS: number;
   firstSync: { median: number; p99: number; max: number };
+  /** The slowest directories: id, shard, first push after the start, wait. */
+  slowest: Array<{ d: string; shard: number; pushedAt: number; wait: number }>;
+  /** Median first-sync wait of each shard's directories. */
+  shardMedians: number[];
   conns: Record<string, number>;
+  /** Peak connections of a process to its busiest Redis node. */
+  connsPerNode: Record<string, number>;
   rss: Record<string, number>;
 }
 
@@ -102,7 +137,24 @@ function requestsOf(dir: string, tag: string): Array<{ path: string; body: objec
   return out;
 }
 
-async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): Promise<RunResult> {
+async function oneRun(target: Target, workersN: number): Promise<RunResult> {
+  const sim = await startSim();
+  try {
+    return await runWith(sim, target, workersN);
+  } finally {
+    await sim.proc.kill("SIGTERM").catch(() => undefined);
+  }
+}
+
+function startSim(): Promise<SimProcess> {
+  return startSimProcess(set, {
+    tenant: { name: "bench", useCreatorMode: true }, apiKeys: [{ name: "bridge", key: PLATFORM_KEY }], deployments: [{ id: 1, name: "production" }],
+    admin: { header: "x-sim-token", token: SIM_TOKEN }, faults: { rateLimit: null },
+  });
+}
+
+async function runWith(sim: SimProcess, target: Target, workersN: number): Promise<RunResult> {
+  const redisPorts = target.ports;
   const prefix = `bench-scale-${randomUUID()}`;
   prefixes.push(prefix);
   const tag = randomBytes(3).toString("hex");
@@ -110,10 +162,11 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
   const port = await freePort();
   const config = {
     server: { host: "127.0.0.1", port, publicBaseUrl: `http://127.0.0.1:${port}` },
-    redis: { url: REDIS_URL, keyPrefix: prefix },
+    redis: target.redisConfig(prefix),
     log: { level: "warn" },
     metrics: { workerPort: 0 },
-    sync: { sweepIntervalMs: 2000 },
+    // the sweeper's and admission recovery's interval is the default (5 s): each round visits every directory
+    sync: { queueShards: SHARDS, shardConcurrency: SHARD_CONCURRENCY },
     directories: dirs.map((id) => ({
       id, tokenHashes: [hashToken(tokenOf(id, tag))], target: "workforce",
       platform: { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY" },
@@ -125,23 +178,26 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
   const env = { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG: file, BENCH_PLATFORM_KEY: PLATFORM_KEY };
   const preload = path.join(CHILD_JS, "exit-with-parent.js");
   const main = path.join(ROOT, "dist/main.js");
-  const server = await startChild("server", ["--max-semi-space-size=4", main, "server"], env, port, "/healthz", preload);
+  const server = await startChild("server", [...IMAGE_NODE_ARGS, main, "server"], env, port, "/healthz", preload);
   children.push(server);
   const workers: ServerChild[] = [];
   for (let w = 0; w < workersN; w++) {
     const mport = await freePort();
-    const child = await startChild(`worker-${w + 1}`, ["--max-semi-space-size=4", main, "worker"], { ...env, METRICS_PORT: String(mport) }, mport, "/healthz", preload);
+    const child = await startChild(`worker-${w + 1}`, [...WORKER_NODE_ARGS, main, "worker"], { ...env, METRICS_PORT: String(mport) }, mport, "/healthz", preload);
     children.push(child);
     workers.push(child);
   }
   const procs = [server, ...workers];
   const peakRss: Record<string, number> = {};
   const peakConns: Record<string, number> = {};
+  const peakPerNode: Record<string, number> = {};
   const sample = () => {
     for (const p of procs) {
       try {
         peakRss[p.name] = Math.max(peakRss[p.name] ?? 0, rssMiB(p.pid));
-        peakConns[p.name] = Math.max(peakConns[p.name] ?? 0, redisConnections(p.pid, redisPorts));
+        const c = redisConnections(p.pid, redisPorts);
+        peakConns[p.name] = Math.max(peakConns[p.name] ?? 0, c.total);
+        peakPerNode[p.name] = Math.max(peakPerNode[p.name] ?? 0, c.perNode);
       } catch { /* exited */ }
     }
   };
@@ -149,7 +205,7 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
   const sampler = setInterval(sample, 1000);
 
   // per directory: its first push and its first synced item
-  const state = new SyncStateStore(redis!, prefix);
+  const state = new SyncStateStore(target.client, prefix);
   const firstPush = new Map<string, number>();
   const firstSync = new Map<string, number>();
   let watching = true;
@@ -157,11 +213,10 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
     while (watching && firstSync.size < dirs.length) {
       const pending = dirs.filter((d) => !firstSync.has(d) && firstPush.has(d));
       if (pending.length) {
-        const pipe = redis!.pipeline();
-        for (const d of pending) pipe.scard(state.statusKey(d, "synced"));
-        const res = (await pipe.exec()) ?? [];
+        // one command per directory (each in its own cluster slot; sent together all the same)
+        const res = await Promise.all(pending.map((d) => target.client.scard(state.statusKey(d, "synced"))));
         const now = Date.now();
-        pending.forEach((d, i) => { if (Number(res[i]?.[1] ?? 0) > 0) firstSync.set(d, now); });
+        pending.forEach((d, i) => { if (res[i] > 0) firstSync.set(d, now); });
       }
       await sleep(200);
     }
@@ -221,7 +276,7 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
     last = `${users}/${wantUsers} users, ${groups.length}/${wantGroups} groups, ${members}/${wantMembers} members`;
     if (users >= wantUsers && groups.length >= wantGroups && members >= wantMembers) break;
     if (Date.now() - t0 > 30 * 60_000) throw new Error(`the simulator did not match within 30 minutes: ${last}`);
-    await sleep(1000);
+    await sleep(2000);
   }
   const matchMs = Date.now() - t0;
   watching = false;
@@ -229,57 +284,89 @@ async function oneRun(sim: SimProcess, workersN: number, redisPorts: number[]): 
   clearInterval(sampler);
   sample();
 
-  const waits = dirs.map((d) => (firstSync.get(d) ?? Date.now()) - (firstPush.get(d) ?? t0)).sort((a, b) => a - b);
+  const waitOf = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstPush.get(d) ?? t0);
+  const waits = dirs.map(waitOf).sort((a, b) => a - b);
+  const byShard = Array.from({ length: SHARDS }, () => [] as number[]);
+  for (const d of dirs) byShard[shardOf(d, SHARDS)].push(waitOf(d));
+  const slowest = [...dirs].sort((a, b) => waitOf(b) - waitOf(a)).slice(0, 5)
+    .map((d) => ({ d, shard: shardOf(d, SHARDS), pushedAt: (firstPush.get(d) ?? t0) - t0, wait: waitOf(d) }));
   const result: RunResult = {
-    workers: workersN, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
+    mode: target.mode, workers: workersN, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
     firstSync: { median: percentile(waits, 50), p99: percentile(waits, 99), max: waits[waits.length - 1] },
-    conns: peakConns, rss: peakRss,
+    slowest, shardMedians: byShard.map((w) => percentile(w.sort((a, b) => a - b), 50)),
+    conns: peakConns, connsPerNode: peakPerNode, rss: peakRss,
   };
   await pool.close();
   for (const c of procs) await c.stop();
   children.splice(0);
-  // the simulator keeps this run's users; the next run's names carry another tag
-  await deleteKeys(redis!, prefix);
+  if (target.client instanceof Redis) await deleteKeys(target.client, prefix);
   return result;
 }
 
 function print(r: RunResult): void {
   const w = Object.keys(r.rss).filter((n) => n.startsWith("worker"));
-  console.log(`\n${r.workers} worker process(es), ${MODE} Redis:`);
+  console.log(`\n${r.workers} worker process(es), ${r.mode} Redis:`);
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
   console.log(`  first sync wait per directory: median ${fmt(r.firstSync.median / 1000)} s, p99 ${fmt(r.firstSync.p99 / 1000)} s, max ${fmt(r.firstSync.max / 1000)} s (max ÷ median ${fmt(r.firstSync.max / Math.max(1, r.firstSync.median))}; goal ≤ 2)`);
+  console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
+  console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
-    console.log(`  ${name}: ${r.conns[name]} Redis connections (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}`);
+    const perNode = r.mode === "cluster" ? ` (${r.connsPerNode[name]} to the busiest node)` : "";
+    console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}`);
   }
   const ok = w.every((n) => r.conns[n] <= 16 && r.rss[n] < 250);
-  console.log(`  workers within goals: ${ok ? "yes" : "NO"}`);
+  const okPerNode = w.every((n) => r.connsPerNode[n] <= 16 && r.rss[n] < 250);
+  console.log(`  workers within goals: ${ok ? "yes" : "NO"}${r.mode === "cluster" ? `; counting connections per node: ${okPerNode ? "yes" : "NO"}` : ""}`);
 }
 
-async function main(): Promise<void> {
-  if (MODE !== "single") throw new Error(`BENCH_REDIS=${MODE}: only "single" is wired in (a cluster needs REDIS_CLUSTER_NODES support in src/store)`);
+async function singleTarget(): Promise<Target> {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: "scim-bridge-bench", retryStrategy: (n) => (n > 5 ? null : 200) });
   redis.on("error", () => undefined);
   await redis.ping();
-  const redisPorts = [Number(new URL(REDIS_URL).port || 6379)];
+  return { mode: "single", client: redis, ports: [Number(new URL(REDIS_URL).port || 6379)], redisConfig: (keyPrefix) => ({ url: REDIS_URL, keyPrefix }) };
+}
+
+async function clusterTarget(): Promise<Target> {
+  const cluster: LocalCluster = await startRedisCluster(set);
+  clusterClient = new Cluster(cluster.seeds.map((s) => ({ host: "127.0.0.1", port: Number(s.split(":")[1]) })), { redisOptions: { connectionName: "scim-bridge-bench" } });
+  clusterClient.on("error", () => undefined);
+  await clusterClient.ping();
+  return {
+    mode: "cluster", client: clusterClient, ports: cluster.nodes.map((n) => n.port),
+    redisConfig: (keyPrefix) => ({ url: "redis://", clusterNodes: cluster.seeds, keyPrefix }),
+  };
+}
+
+async function main(): Promise<void> {
+  for (const m of MODES) if (m !== "single" && m !== "cluster") throw new Error(`BENCH_REDIS: expected single and/or cluster, got ${m}`);
   console.log(`bench/scale — node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; workers: ${WORKER_COUNTS.join(", ")}`);
+  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; ${SHARDS} queue shards × ${SHARD_CONCURRENCY} jobs; workers: ${WORKER_COUNTS.join(", ")} (node ${WORKER_NODE_ARGS.join(" ")}); Redis: ${MODES.join(", ")}`);
   const build = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   spawnSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "bench/scim/tsconfig.json"], { cwd: ROOT });
-  const sim = await startSimProcess(set, {
-    tenant: { name: "bench", useCreatorMode: true }, apiKeys: [{ name: "bridge", key: PLATFORM_KEY }], deployments: [{ id: 1, name: "production" }],
-    admin: { header: "x-sim-token", token: SIM_TOKEN }, faults: { rateLimit: null },
-  });
+  const targets: Target[] = [];
+  for (const m of MODES) targets.push(m === "single" ? await singleTarget() : await clusterTarget());
   const results: RunResult[] = [];
+  // side by side: for each worker count, every Redis in turn
   for (const n of WORKER_COUNTS) {
-    const r = await oneRun(sim, n, redisPorts);
-    print(r);
-    results.push(r);
+    for (const t of targets) {
+      const r = await oneRun(t, n);
+      print(r);
+      results.push(r);
+    }
   }
-  if (results.length > 1) {
-    const [a, b] = [results[0], results[results.length - 1]];
-    console.log(`\nratio ${b.workers} ÷ ${a.workers} worker(s): time to match ${fmt(a.matchS / b.matchS)}× faster, push ${fmt(b.pushRps / a.pushRps)}×`);
+  console.log("");
+  for (const n of WORKER_COUNTS) {
+    const s1 = results.find((r) => r.mode === "single" && r.workers === n);
+    const c1 = results.find((r) => r.mode === "cluster" && r.workers === n);
+    if (s1 && c1) console.log(`cluster ÷ single Redis, ${n} worker(s): push ${fmt(c1.pushRps / s1.pushRps)}×, sync throughput (1 ÷ time to match) ${fmt(s1.matchS / c1.matchS)}× (goal ≥ 0.9)`);
+  }
+  for (const m of MODES) {
+    const runs = results.filter((r) => r.mode === m);
+    if (runs.length < 2) continue;
+    const [a, b] = [runs[0], runs[runs.length - 1]];
+    console.log(`${m} Redis, ${b.workers} ÷ ${a.workers} worker(s): time to match ${fmt(a.matchS / b.matchS)}× faster, push ${fmt(b.pushRps / a.pushRps)}×`);
   }
 }
 
@@ -289,4 +376,5 @@ runBench(main, async () => {
   await set.killAll();
   if (redis) for (const p of prefixes) await deleteKeys(redis, p).catch(() => undefined);
   redis?.disconnect();
+  clusterClient?.disconnect();
 }, children);

@@ -92,8 +92,9 @@ Stop with Ctrl-C.`);
     redisChild?.kill("SIGTERM");
     process.exit(0);
   };
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  // `on`, not `once`: a second Ctrl-C while the stop runs must not cut it short
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
 }
 
 main().catch((err: Error) => {

@@ -4,8 +4,10 @@
  * disabled flag and credentials (SCIM tokens, OAuth client secrets: hashes only).
  *
  * Every server and worker keeps this view in memory and reloads it when any process announces a change
- * on the pub/sub channel, and every `registry.reloadIntervalMs` as a safety net (a lost message, a
- * reconnect). Listeners (the worker runtime) hear about directories added, changed, disabled or removed.
+ * on the pub/sub channel, and as a safety net (a lost message, a reconnect) when the registry's change
+ * counter has moved, checked every `registry.reloadIntervalMs` (one GET: a full load reads every
+ * directory's credentials, 1,000 commands a second per process at 1,000 directories), and in full at
+ * least every FULL_RELOAD_MS. Listeners (the worker runtime) hear about directories added, changed, disabled or removed.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { RedisConnection } from "../store/connection";
@@ -33,6 +35,8 @@ interface Candidate { hash: Buffer; id?: string; live: boolean }
 const DUMMY = Buffer.alloc(32);
 /** Last-use times are written at most this often per credential. */
 const TOUCH_EVERY_MS = 60_000;
+/** The periodic check loads everything at least this often, whether the change counter moved or not. */
+const FULL_RELOAD_MS = 30_000;
 
 function sha256(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
@@ -60,6 +64,9 @@ export class DirectoryRegistry {
   private chain: Promise<void> = Promise.resolve();
   private queued = false;
   private failing = false;
+  /** The change counter the last full load saw, and when that load ran. */
+  private loadedVersion: string | null | undefined;
+  private loadedAt = 0;
 
   constructor(private readonly config: Config, readonly records?: DirectoryRecords, private readonly logger?: Logger) {
     for (const d of config.directories) this.entries.set(d.id, { dir: d, source: "config", disabled: false, credentials: [] });
@@ -79,7 +86,7 @@ export class DirectoryRegistry {
     sub.on("error", () => undefined);
     sub.on("message", () => { void this.reload(); });
     await sub.subscribe(this.records.keys.channel).catch((err: Error) => this.logger?.warn({ err: { message: err.message } }, "directory change channel unavailable; relying on the periodic reload"));
-    this.timer = setInterval(() => { void this.reload(); }, this.config.registry.reloadIntervalMs);
+    this.timer = setInterval(() => { void this.check(); }, this.config.registry.reloadIntervalMs);
     this.timer.unref();
   }
 
@@ -91,6 +98,16 @@ export class DirectoryRegistry {
 
   onChange(fn: DirectoryListener): void {
     this.listeners.push(fn);
+  }
+
+  /** The periodic safety net: a full reload when the change counter moved, or FULL_RELOAD_MS after the last. */
+  private async check(): Promise<void> {
+    if (this.queued) return;
+    if (Date.now() - this.loadedAt < FULL_RELOAD_MS) {
+      const version = await this.records!.version().catch(() => undefined);
+      if (version !== undefined && version === this.loadedVersion) return;
+    }
+    await this.reload();
   }
 
   /**
@@ -116,6 +133,8 @@ export class DirectoryRegistry {
   }
 
   private async load(): Promise<void> {
+    // the counter is read first: a change made during the load moves it again, so the next check reloads
+    const version = await this.records!.version();
     const snap = await this.records!.snapshot(this.config.directories.map((d) => d.id));
     const next = new Map<string, DirectoryEntry>();
     for (const d of this.config.directories) {
@@ -132,6 +151,8 @@ export class DirectoryRegistry {
     }
     const before = this.entries;
     this.entries = next;
+    this.loadedVersion = version;
+    this.loadedAt = Date.now();
     for (const id of new Set([...before.keys(), ...next.keys()])) {
       const [b, a] = [before.get(id), next.get(id)];
       if (signature(b) === signature(a)) continue;

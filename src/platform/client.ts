@@ -1,7 +1,8 @@
 /**
- * The platform transport: one keep-alive undici Pool per client (its connection cap is the only throttle
- * here besides the caller's limiter), one attempt per call, a per-call timeout, and one log line per call
- * with method, path, status, durationMs and requestId. Query strings, bodies and headers are never logged,
+ * The platform transport: keep-alive connections from an undici Pool (the process's pool of the origin when
+ * given `pools`, src/platform/platform-pools.ts, else one of its own), a connection cap per client (its
+ * calls in flight; the only throttle here besides the caller's limiter), one attempt per call, a per-call
+ * timeout, and one log line per call with method, path, status, durationMs and requestId. Query strings, bodies and headers are never logged,
  * so keys, tokens and session ids cannot leak.
  *
  * One retry layer (issue 11): the transport never retries. A failure is classified (TransientError,
@@ -14,6 +15,8 @@ import pino from "pino";
 import type { Logger } from "../observability/logger";
 import type { CallLimiter } from "./call-limiter";
 import { errorFromResponse, PlatformError, TransientError } from "./errors";
+import { InFlightCap } from "./in-flight-cap";
+import type { PlatformPools } from "./platform-pools";
 import { parseBaseUrl } from "./secure-base-url";
 
 /** HTTP methods the platform API uses. */
@@ -26,14 +29,16 @@ export interface TransportOptions {
   /** Accept `http://` on a non-loopback host (a simulator in another container). Default false. */
   allowPlainHttp?: boolean;
   /**
-   * Timeout of a call, from handing it to the pool to the end of the answer's body (undici's own header and
-   * body timers tick in ~1 s steps, too coarse for short timeouts). A call that waits for a free pooled
-   * connection spends that wait from it, which is why a directory's concurrency stays ≤ maxConnections.
+   * Timeout of a call, from asking for a connection to the end of the answer's body (undici's own header and
+   * body timers tick in ~1 s steps, too coarse for short timeouts). A call that waits for a free connection
+   * (maxConnections) spends that wait from it, which is why a directory's concurrency stays ≤ maxConnections.
    * Default 10000.
    */
   timeoutMs?: number;
-  /** Pooled connections, so calls in flight at once; further calls queue in the pool. Default 16. */
+  /** Connection cap: calls of this client in flight at once; further calls wait their turn. Default 16. */
   maxConnections?: number;
+  /** The process's shared pools (one per platform origin); none: the client opens a pool of its own. */
+  pools?: PlatformPools;
   /** Asked before each call (the sync engine's shared Redis limiter). Default: none. */
   limiter?: CallLimiter;
   /** Statuses that are message-bearing failures (ValidationError, no retry) even when ≥ 500. */
@@ -82,6 +87,8 @@ export interface PlatformCallInfo {
 /** The transport every API module uses. */
 export class PlatformTransport {
   private readonly pool: Pool;
+  private readonly origin: string;
+  private readonly cap: InFlightCap;
   private readonly basePath: string;
   private readonly limiter?: CallLimiter;
   private readonly timeoutMs: number;
@@ -91,9 +98,9 @@ export class PlatformTransport {
     const { origin, basePath } = parseBaseUrl(options.baseUrl, options.allowPlainHttp);
     this.basePath = basePath;
     this.timeoutMs = options.timeoutMs ?? 10000;
-    const connections = options.maxConnections ?? 16;
-    if (!(connections >= 1)) throw new RangeError("maxConnections must be at least 1");
-    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    this.origin = origin;
+    this.cap = new InFlightCap(options.maxConnections ?? 16);
+    this.pool = options.pools?.acquire(origin) ?? new Pool(origin, { connections: this.cap.max, pipelining: 1, keepAliveTimeout: 30_000 });
     this.limiter = options.limiter;
     this.log = options.logger ?? pino({ level: "silent" });
   }
@@ -106,6 +113,7 @@ export class PlatformTransport {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     let status = 0;
+    let releaseSlot: (() => void) | undefined;
     try {
       const headers: Record<string, string> = { authorization: spec.authorization, accept: "application/json, application/scim+json", "x-request-id": requestId };
       let payload: string | undefined;
@@ -114,7 +122,11 @@ export class PlatformTransport {
         headers["content-type"] = spec.contentType ?? "application/json";
       }
       try {
-        const res = await this.pool.request({ method: spec.method, path: this.basePath + spec.path + queryString(spec.query), headers, body: payload, signal: controller.signal });
+        releaseSlot = await this.cap.acquire(controller.signal);
+        const res = await this.pool.request({
+          method: spec.method, path: this.basePath + spec.path + queryString(spec.query), headers, body: payload, signal: controller.signal,
+          headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs,
+        });
         status = res.statusCode;
         const body = parseBody(await res.body.text());
         if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
@@ -133,13 +145,15 @@ export class PlatformTransport {
       throw err;
     } finally {
       clearTimeout(timer);
+      releaseSlot?.();
       releaseRate?.();
     }
   }
 
-  /** Closes pooled connections. */
+  /** Closes pooled connections (a shared pool: with its last client). */
   async close(): Promise<void> {
-    await this.pool.close();
+    if (this.options.pools) await this.options.pools.release(this.origin);
+    else await this.pool.close();
   }
 
   private logCall(spec: RequestSpec, status: number, started: number, requestId: string, err?: Error): void {

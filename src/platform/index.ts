@@ -6,6 +6,8 @@ export * from "./embed-api";
 export * from "./deployments";
 export * from "./generate-session-preflight";
 export * from "./call-limiter";
+export * from "./in-flight-cap";
+export * from "./platform-pools";
 export * from "./secure-base-url";
 export * from "./types";
 export * from "./errors";

@@ -2,7 +2,10 @@
  * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
  * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
  * connections of a process do not grow with the directories: one shared connection, the dispatcher's
- * blocking read, and one blocking connection per shard Worker. Directories are registered (a processor in
+ * blocking read, and one blocking connection per shard Worker. Nor do its other per-process costs: one
+ * platform connection pool per origin (src/platform/platform-pools.ts; each directory keeps its own
+ * connection cap), one timer for every directory's key checks and one for their revivals
+ * (src/sync/directory-rounds.ts). Directories are registered (a processor in
  * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
  * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
  * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
@@ -14,13 +17,14 @@ import { hostname } from "node:os";
 import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
-import type { PlatformClient } from "../platform";
+import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { purgeDeleted } from "../sync/deleting";
 import { pauseDirectory } from "../sync/directory-control";
+import { DirectoryRounds } from "../sync/directory-rounds";
 import { withEmptyDesiredState } from "../sync/empty-desired";
 import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
@@ -81,8 +85,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const queues = new SyncQueues(redis, config);
   const processors = new Map<string, JobProcessor>();
   const clients = new Map<string, PlatformClient>();
-  const monitors = new Map<string, KeyMonitor>();
-  const revivals = new Map<string, Revival>();
+  // one pool of platform connections per origin, and one timer each for the key checks and the revivals,
+  // whatever the number of directories
+  const pools = new PlatformPools();
+  const keyChecks = new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.check());
+  const revivals = new DirectoryRounds<Revival>(config.sync.reviveTickMs, (r) => r.tick());
   const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
   const counters = new MinuteCounters(redis, prefix);
   let dispatcher: OutboxDispatcher | undefined;
@@ -105,11 +112,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     let monitor: KeyMonitor | undefined;
     const s = config.sync;
     const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
-      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs, tickMs: s.reviveTickMs }, log);
+      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs }, log);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitor?.succeeded();
       revival.onCall(status);
-    });
+    }, pools);
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
@@ -128,17 +135,15 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       hold: (ms) => queues.hold(dir.id, ms),
       onWait: (kind, id) => queues.waiting(dir.id, kind, id),
     }));
-    revivals.set(dir.id, revival);
-    revival.start();
+    revivals.add(dir.id, revival);
     const scheduler = resyncSchedulerId(dir.id);
     if (dir.resyncSchedule && !deleting) {
       await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
     } else {
       await queues.queueOf(dir.id).removeJobScheduler(scheduler);
     }
-    monitor = new KeyMonitor(platform, dir, state, pause, log, config.sync.keyCheckIntervalMs);
-    monitors.set(dir.id, monitor);
-    monitor.start();
+    monitor = new KeyMonitor(platform, dir, state, pause, log);
+    keyChecks.add(dir.id, monitor, true); // checked now (in the background), then every keyCheckIntervalMs
     await queues.admit(dir.id);
     // a directory being deleted takes no change from its outbox (SCIM refuses it anyway; what waits there is purged)
     if (!deleting) await dispatcher?.addDirectory(dir.id);
@@ -148,16 +153,16 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     dispatcher?.removeDirectory(id);
     processors.delete(id);
     queues.unregister(id);
-    monitors.get(id)?.stop();
-    monitors.delete(id);
-    revivals.get(id)?.stop();
-    revivals.delete(id);
+    keyChecks.remove(id);
+    revivals.remove(id);
     await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
     const client = clients.get(id);
     clients.delete(id);
     await client?.close();
   };
 
+  keyChecks.start();
+  revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
   for (const s of registry.served()) await addDirectory(s.dir, s.deleting);
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
@@ -192,13 +197,15 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       clearInterval(recovery);
       clearInterval(sampler);
       if (!opts.registry) await registry.stop();
-      for (const m of monitors.values()) m.stop();
-      for (const r of revivals.values()) r.stop();
+      // the timers stop now; a round in progress (a key check waiting on a slow platform) is awaited last
+      const rounds = Promise.all([keyChecks.stop(), revivals.stop()]);
       await dispatcher!.stop();
       await Promise.all(workers.map((w) => w.close()));
       await recovering;
       await queues.close();
+      await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));
+      await pools.close();
       blocking.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },

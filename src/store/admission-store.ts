@@ -27,7 +27,9 @@ export type SlotChange = "release" | "retrying" | "waiting";
   inflight → retrying, only if still in flight), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
   Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
-  Returns the members admitted. (Freeing a slot and filling it are one command: one round trip per job.)
+  Returns {n, members admitted…} where n is how many were in flight before them (nothing when none is
+  admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight.
+  (Freeing a slot and filling it are one command: one round trip per finished job.)
 */
 const ADMIT = `
 local op, member = ARGV[3], ARGV[4]
@@ -57,6 +59,8 @@ for _, m in ipairs(out) do
   redis.call('ZREM', KEYS[1], m)
   redis.call('ZADD', KEYS[2], ARGV[2], m)
 end
+if #out == 0 then return {} end
+table.insert(out, 1, tostring(cap - free))
 return out`;
 
 /*
@@ -116,8 +120,20 @@ export class AdmissionStore {
    * `change`: first frees (or lends) the slot of `member`, in the same command.
    */
   async admit(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<string[]> {
+    return (await this.admitWithTurns(dir, cap, now, change)).map((a) => a.member);
+  }
+
+  /**
+   * `admit`, with each member's turn: 1 for the directory's only job in flight, 2 for its second… The
+   * shard runs lower turns first (src/sync/queues.ts), so every directory's first job goes before any
+   * directory's second.
+   */
+  async admitWithTurns(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<Array<{ member: string; turn: number }>> {
     const k = this.keys(dir);
-    return this.admitScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now), change?.op ?? "", change?.member ?? "");
+    const res = await this.admitScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now), change?.op ?? "", change?.member ?? "");
+    if (!res.length) return [];
+    const before = Number(res[0]);
+    return res.slice(1).map((member, i) => ({ member, turn: before + i + 1 }));
   }
 
   /** Frees the slot of a finished member. */
@@ -209,9 +225,8 @@ export class AdmissionStore {
   /** Of these directories, the ones with a non-empty backlog (one round trip). */
   async backlogged(dirs: string[]): Promise<string[]> {
     if (!dirs.length) return [];
-    const pipe = this.redis.pipeline();
-    for (const d of dirs) pipe.zcard(this.keys(d).backlog);
-    const res = (await pipe.exec()) ?? [];
-    return dirs.filter((_, i) => Number(res[i]?.[1] ?? 0) > 0);
+    // one command per directory (each in its own cluster slot; an ioredis Cluster pipeline may not span them)
+    const res = await Promise.all(dirs.map((d) => this.redis.zcard(this.keys(d).backlog)));
+    return dirs.filter((_, i) => res[i] > 0);
   }
 }

@@ -75,12 +75,12 @@ export class DirectoryRecords {
       if (rec) runtime.set(id, rec);
     }
     const ids = [...new Set([...configIds, ...runtime.keys()])];
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hgetall(this.keys.credentials(id));
-    const res = ids.length ? (await pipe.exec()) ?? [] : [];
+    // one command per directory: each directory's credentials are in its own cluster slot, and an ioredis
+    // Cluster pipeline may not span slots of several nodes (sent together all the same)
+    const res = await Promise.all(ids.map((id) => this.redis.hgetall(this.keys.credentials(id))));
     const credentials = new Map<string, CredentialRecord[]>();
     ids.forEach((id, i) => {
-      const h = (res[i]?.[1] ?? {}) as Record<string, string>;
+      const h = res[i] ?? {};
       credentials.set(id, Object.values(h).map((j) => parseJson<CredentialRecord>(j)).filter((c): c is CredentialRecord => !!c)
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt)));
     });
@@ -172,8 +172,14 @@ export class DirectoryRecords {
     return dir ? all.filter((x) => x.directory === dir) : all;
   }
 
-  /** Tells every server and worker to reload. */
+  /** Tells every server and worker to reload: at once (the channel), and at their next check (the version). */
   async changed(id: string): Promise<void> {
+    await this.redis.incr(this.keys.version);
     await this.redis.publish(this.keys.channel, id);
+  }
+
+  /** The registry's change counter (null before the first change). */
+  version(): Promise<string | null> {
+    return this.redis.get(this.keys.version);
   }
 }

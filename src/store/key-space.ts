@@ -59,6 +59,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:credentials:used", type: "HASH", module: "registry-keys.ts", match: (kp) => dir(kp, "credentials:used") },
   { pattern: "<kp>:{<dir>}:oauth:at:<sha256>", type: "STRING", module: "registry-keys.ts", match: (kp) => dir(kp, "oauth:at:[0-9a-f]+") },
   { pattern: "<kp>:directories", type: "HASH", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories$`) },
+  { pattern: "<kp>:directories:version", type: "STRING", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:version$`) },
   { pattern: "<kp>:directories:disabled", type: "SET", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:disabled$`) },
   { pattern: "<kp>:directories:audit", type: "LIST", module: "registry-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:directories:audit$`) },
   { pattern: "<kp>:{<dir>}:authfail:<address>", type: "STRING", module: "auth-failure-keys.ts", match: (kp) => dir(kp, "authfail:.+") },

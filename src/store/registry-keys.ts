@@ -9,6 +9,8 @@
  *                                             count, platform?, deletedKeys?}), newest first, 1000 kept; outside
  *                                             any directory's keys, so it outlives a purge
  *   <keyPrefix>:directories:changed    CHANNEL pub/sub: any change to a directory or its credentials (payload: id)
+ *   <keyPrefix>:directories:version    STRING a counter raised by every change announced on the channel (the
+ *                                             periodic reload reads it and loads everything only when it moved)
  *   <keyPrefix>:directories:disabled   SET    ids of disabled config-file directories (a config directory's
  *                                             settings are read-only; being disabled is runtime state)
  *   P credentials                      HASH   credential id → JSON {kind ("token"|"client-secret"), label,
@@ -24,6 +26,7 @@ export class RegistryKeys {
   constructor(readonly keyPrefix: string) {}
   get directories(): string { return `${this.keyPrefix}:directories`; }
   get channel(): string { return `${this.keyPrefix}:directories:changed`; }
+  get version(): string { return `${this.keyPrefix}:directories:version`; }
   get disabledConfig(): string { return `${this.keyPrefix}:directories:disabled`; }
   get audit(): string { return `${this.keyPrefix}:directories:audit`; }
   credentials(dir: string): string { return `${new DirectoryKeys(this.keyPrefix, dir).prefix}credentials`; }

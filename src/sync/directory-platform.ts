@@ -1,12 +1,13 @@
 /**
  * The platform client of one directory, built from its config: its API key from the environment variable
- * the directory names, its share of the Redis rate limit, and metrics per call. A directory that cannot get
+ * the directory names, its share of the Redis rate limit, its connection cap (its sockets come from the
+ * process's pool of the platform origin when given one), and metrics per call. A directory that cannot get
  * a client (no key, a plain-http URL without the opt-in) gets the reason instead.
  */
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
-import { createPlatformClient, type PlatformClient } from "../platform";
+import { createPlatformClient, type PlatformClient, type PlatformPools } from "../platform";
 import { DirectoryKeys, MinuteCounters, SyncStateKeys, platformAccountRateKey } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
 import { LimiterChain, SharedRateLimiter } from "./shared-rate-limiter";
@@ -25,6 +26,8 @@ export function createDirectoryPlatform(
   dir: DirectoryConfig, config: Config, redis: RedisConnection, env: NodeJS.ProcessEnv, logger: Logger, metrics?: Metrics,
   /** Told the status of every platform call (platform health: a 2xx proves the key works). */
   onStatus?: (status: number) => void,
+  /** The process's connection pools, one per platform origin (none: the client has a pool of its own). */
+  pools?: PlatformPools,
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
@@ -32,7 +35,7 @@ export function createDirectoryPlatform(
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,
-      maxConnections: dir.platform.maxConnections, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize, scimPageSize: dir.platform.scimPageSize,
+      maxConnections: dir.platform.maxConnections, pools, memberBatchSize: dir.platform.memberBatchSize, pageSize: dir.platform.pageSize, scimPageSize: dir.platform.scimPageSize,
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
       limiter: directoryLimiter(dir, config, redis),
       logger: logger.child({ directory: dir.id }),

@@ -25,6 +25,8 @@ import type { SyncQueues } from "./queues";
 export const DISPATCH_GROUP = "dispatch";
 /** Shortest wait between two polling rounds on Redis Cluster (doubling while idle, up to blockMs). */
 const IDLE_POLL_MIN_MS = 20;
+/** Directories whose entries of one read are handled at once (each handling is a few round trips). */
+const HANDLE_LANES = 8;
 
 export interface DispatcherOptions {
   keyPrefix: string;
@@ -53,6 +55,8 @@ export class OutboxDispatcher {
   private wakeSweeper?: () => void;
   private readonly streams: Map<string, string>;
   private readonly state: SyncStateStore;
+  /** Where the next read's handling starts in the list of streams (moves on every read: fair turns). */
+  private turn = 0;
 
   constructor(
     /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
@@ -126,6 +130,29 @@ export class OutboxDispatcher {
     if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
   }
 
+  /**
+   * Handles what one read returned, HANDLE_LANES directories at a time, starting one directory further on
+   * each read: with a thousand directories in one read, handling them one after the other in the same
+   * order every time made the last ones of the list wait for the whole list on every read (their first
+   * sync came last), and one directory's batch never waits for more than its turn.
+   */
+  private async handleAll(batches: Array<[string, StreamEntry[]]>): Promise<void> {
+    if (!batches.length) return;
+    const start = this.turn++ % batches.length;
+    const order = [...batches.slice(start), ...batches.slice(0, start)];
+    let next = 0;
+    let failed: unknown;
+    const lane = async () => {
+      while (next < order.length && failed === undefined) {
+        const [stream, entries] = order[next++];
+        // a failed batch stays pending in its stream (the sweeper takes it over); the read loop retries
+        await this.handle(stream, entries).catch((err: unknown) => { failed ??= err; });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HANDLE_LANES, order.length) }, lane));
+    if (failed !== undefined) throw failed;
+  }
+
   private async readLoop(): Promise<void> {
     let idleMs = IDLE_POLL_MIN_MS;
     while (this.running) {
@@ -144,16 +171,15 @@ export class OutboxDispatcher {
             "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
             "STREAMS", ...keys, ...keys.map(() => ">"),
           )) as Array<[string, StreamEntry[]]> | null;
-          for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+          await this.handleAll(res ?? []);
           continue;
         }
         const reads = await Promise.all(keys.map((key) => this.redis.xreadgroup(
           "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "STREAMS", key, ">",
         ) as Promise<Array<[string, StreamEntry[]]> | null>));
-        let read = 0;
-        for (const res of reads) {
-          for (const [stream, entries] of res ?? []) { read += entries.length; await this.handle(stream, entries); }
-        }
+        const batches = reads.flatMap((res) => res ?? []);
+        const read = batches.reduce((n, [, entries]) => n + entries.length, 0);
+        await this.handleAll(batches);
         // idle: wait a little longer each empty round, up to blockMs (the single-Redis read's longest wait)
         idleMs = read ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, this.options.blockMs ?? 1000);
         if (!read) await sleep(idleMs);

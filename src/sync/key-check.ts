@@ -2,7 +2,8 @@
  * A directory's platform health: its key is verified when a worker starts (a key that does not work stops
  * the directory now rather than item by item), re-verified every `sync.keyCheckIntervalMs`, and marked
  * healthy again by any successful platform call — so a key left "unverified" by a platform hiccup at start
- * recovers without a restart (issue 9 item 3). The outcome is recorded in the directory's sync meta
+ * recovers without a restart (issue 9 item 3). The worker runs `check` for every directory from one timer
+ * (src/sync/directory-rounds.ts). The outcome is recorded in the directory's sync meta
  * (`keyStatus`, `keyCheckedAt`) for the admin API, the status page and /metrics.
  */
 import type { Logger } from "pino";
@@ -21,25 +22,13 @@ const SUCCESS_WRITE_MS = 10000;
 
 /** Verifies a directory's key now, periodically, and records successes of its calls. */
 export class KeyMonitor {
-  private timer?: NodeJS.Timeout;
   private last?: string;
   private lastWrite = 0;
 
   constructor(
     private readonly platform: PlatformClient, private readonly dir: DirectoryConfig, private readonly state: SyncStateStore,
-    private readonly pause: (reason: string) => Promise<void>, private readonly log: Logger, private readonly intervalMs: number,
+    private readonly pause: (reason: string) => Promise<void>, private readonly log: Logger,
   ) {}
-
-  /** Checks now (in the background) and every interval. */
-  start(): void {
-    void this.check();
-    this.timer = setInterval(() => void this.check(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
 
   private record(keyStatus: string): Promise<void> {
     this.last = keyStatus;

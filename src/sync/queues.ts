@@ -90,6 +90,12 @@ export class SyncQueues {
    * Moves what the directory's free slots allow from its backlog into its shard. Deduplicated with
    * `keepLastIfActive`, so a job added again for a resource whose job still exists (recovery) is harmless.
    * If the shard refuses, the members go back into the backlog: nothing is lost.
+   *
+   * Issue 12 §2: "fair turns between directories of a shard so one directory's 50,000-user resync cannot
+   * starve a 5-user change of another". Admission caps each directory's jobs in the shard; the job's
+   * priority is its turn (the directory's 1st, 2nd… job in flight), and BullMQ runs lower priorities first
+   * (FIFO within one): a directory's first job waits only for other directories' first jobs, not behind
+   * the 2nd–`concurrency`th jobs of every directory admitted before it.
    */
   async admit(directoryId: string, change?: { op: SlotChange; member: string }): Promise<number> {
     const cap = this.caps.get(directoryId);
@@ -97,14 +103,16 @@ export class SyncQueues {
       if (change) await this.admission.admit(directoryId, 0, Date.now(), change);
       return 0;
     }
-    const members = await this.admission.admit(directoryId, cap, Date.now(), change);
-    if (!members.length) return 0;
+    const admitted = await this.admission.admitWithTurns(directoryId, cap, Date.now(), change);
+    if (!admitted.length) return 0;
+    const members = admitted.map((a) => a.member);
     const s = this.config.sync;
     const queue = this.queueOf(directoryId);
     try {
-      await Promise.all(members.map((m) => {
+      await Promise.all(admitted.map(({ member: m, turn }) => {
         const { kind, id } = parseMember(m);
         return queue.add(RECONCILE, { dir: directoryId, kind, id } satisfies ReconcileJobData, {
+          priority: turn,
           deduplication: { id: dedupId(directoryId, kind, id), keepLastIfActive: true },
           attempts: s.attempts,
           backoff: { type: "bridge" },
@@ -201,7 +209,9 @@ export class SyncQueues {
    * diagnostics and small set-ups, not for per-scrape metrics.
    */
   async jobsOf(directoryId: string, states: JobType[]): Promise<Job[]> {
-    const jobs = await this.queueOf(directoryId).getJobs(states, 0, -1);
+    // reconciles wait in the shard's prioritized set (their turn is their priority): waiting either way
+    const wanted = states.some((s) => s === "wait" || s === "waiting") && !states.includes("prioritized") ? [...states, "prioritized" as JobType] : states;
+    const jobs = await this.queueOf(directoryId).getJobs(wanted, 0, -1);
     return jobs.filter((j) => j && (j.data as { dir?: string }).dir === directoryId);
   }
 

@@ -9,6 +9,7 @@
  * Validation failures (4xx with the platform's message), mapping errors and conflicts never come here:
  * they wait for a change of the desired state or an operator's retry.
  *
+ * The worker ticks every directory's Revival from one timer (src/sync/directory-rounds.ts).
  * State: `reviveKeys` (src/store/keys.ts). Several worker processes may tick at once: an item is taken
  * with ZREM, so one of them queues it.
  */
@@ -20,13 +21,11 @@ export interface RevivalOptions {
   baseMs: number;
   maxMs: number;
   outageGapMs: number;
-  tickMs: number;
 }
 
 /** The revival of one directory's transient failures, in one worker process. */
 export class Revival {
   private readonly keys: { due: string; count: string };
-  private timer?: NodeJS.Timeout;
   private lastOkAt = Date.now();
   private failingSince?: number;
   private ticking = false;
@@ -36,15 +35,6 @@ export class Revival {
     private readonly enqueue: (kind: SyncKind, id: string) => Promise<void>, private readonly o: RevivalOptions, private readonly log: Logger,
   ) {
     this.keys = reviveKeys(keyPrefix, dir);
-  }
-
-  start(): void {
-    this.timer = setInterval(() => void this.tick(), this.o.tickMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 
   /** An item's retries ran out on a transient error: schedule it (capped exponential). */

@@ -34,6 +34,7 @@ export async function snapshotRedis(redis: RedisConnection, prefix: string, igno
     const type = types[i];
     if (type === "none") return undefined; // expired between SCAN and TYPE
     const [pttl, value] = await Promise.all([redis.pttl(key), read(redis, key, type)]);
+    if (pttl === -2) return undefined; // expired between TYPE and the read
     return [key, { type, ttl: pttl >= 0, value }] as const;
   }));
   const snap: RedisSnapshot = {};

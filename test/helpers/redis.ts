@@ -18,6 +18,19 @@ export const TEST_CLUSTER_NODES = (process.env.TEST_REDIS_CLUSTER_NODES ?? "").s
 /** Connection settings of the test Redis (single, or the cluster of the `cluster` project). */
 export const TEST_REDIS: RedisSettings = { url: TEST_REDIS_URL, clusterNodes: TEST_CLUSTER_NODES };
 
+/**
+ * The database the SCIM-only suites (test/helpers/scim-app.ts) use on a single Redis: index 2, so their
+ * "store unchanged" snapshots SCAN only test keys — on database 0 a running demo or `bench:soak` keeps
+ * tens of thousands of keys, and every snapshot would walk them all. A cluster has database 0 only.
+ */
+export const TEST_SCIM_REDIS_URL = TEST_CLUSTER_NODES.length ? TEST_REDIS_URL : withDatabase(TEST_REDIS_URL, 2);
+
+function withDatabase(url: string, db: number): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
 /** Environment for `loadConfig` that points the bridge at the test Redis. */
 export const TEST_REDIS_ENV: Record<string, string> = {
   REDIS_URL: TEST_REDIS_URL,

@@ -1,6 +1,6 @@
 /**
- * Builds the SCIM app on the real Redis with a private key prefix and two directories ("acme", "globex"),
- * each with its own token. `close()` deletes the prefix's keys and disconnects.
+ * Builds the SCIM app on the real Redis (database TEST_SCIM_REDIS_URL) with a private key prefix and two
+ * directories ("acme", "globex"), each with its own token. `close()` deletes the prefix's keys and disconnects.
  */
 import type { Express } from "express";
 import { loadConfig } from "../../src/config/load";
@@ -9,7 +9,7 @@ import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
 import { GroupStore, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { createLogger } from "../../src/observability/logger";
-import { cleanPrefix, testPrefix, TEST_REDIS_ENV } from "./redis";
+import { cleanPrefix, testPrefix, TEST_REDIS_ENV, TEST_SCIM_REDIS_URL } from "./redis";
 
 export const TOKENS = { acme: "acme-token-1", globex: "globex-token-1" } as const;
 
@@ -33,7 +33,7 @@ function dirConfig(id: string, token: string) {
 export async function startScim(overrides: Record<string, unknown> = {}): Promise<TestScim> {
   const prefix = testPrefix();
   const config = loadConfig({
-    env: TEST_REDIS_ENV,
+    env: { ...TEST_REDIS_ENV, REDIS_URL: TEST_SCIM_REDIS_URL },
     overrides: {
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },

@@ -1,11 +1,12 @@
 /**
  * The client's transport against a real simulator over HTTP (no mocked transport): each error class,
  * Retry-After (seconds and HTTP-date), one attempt per call (BullMQ owns retries: test/sync/one-retry-layer),
- * timeouts via the latency fault, dropped connections, the connection cap, and log lines that carry no secret.
+ * timeouts via the latency fault, dropped connections, the connection cap (also over a pool shared by the
+ * clients of one origin), and log lines that carry no secret.
  */
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/observability/logger";
-import { AuthError, RateLimitedError, ScopeError, TransientError, ValidationError, createPlatformClient, type PlatformClientOptions } from "../../src/platform";
+import { AuthError, PlatformPools, RateLimitedError, ScopeError, TransientError, ValidationError, createPlatformClient, type PlatformClientOptions } from "../../src/platform";
 import type { RunningSimulator } from "../../src/simulator";
 import { KEYS, startTestSimulator } from "../helpers/simulator";
 
@@ -112,6 +113,29 @@ describe("connections", () => {
     const t = Date.now();
     await Promise.all([1, 2, 3, 4].map(() => c.deployments.list()));
     expect(Date.now() - t).toBeGreaterThanOrEqual(195);
+  });
+
+  it("should share one pool between the clients of an origin and still keep each client to its maxConnections", async () => {
+    sim.setFaults({ latency: { fixedMs: 100, jitterMs: 0 } });
+    const pools = new PlatformPools();
+    const [a, b] = [client({ maxConnections: 1, pools }), client({ maxConnections: 1, pools })];
+    const t = Date.now();
+    await Promise.all([a, a, b, b].map((c) => c.deployments.list()));
+    expect(Date.now() - t).toBeGreaterThanOrEqual(195); // each client's two calls one after the other
+    expect(pools.origins()).toEqual([new URL(sim.baseUrl).origin]);
+    await a.close();
+    expect(pools.origins()).toHaveLength(1); // b still uses it
+    await b.close();
+    expect(pools.origins()).toEqual([]);
+  });
+
+  it("should spend a call's wait for a free connection from its timeout", async () => {
+    // the second call waits ~100 ms for the first, then needs another 100 ms: past its 150 ms
+    sim.setFaults({ latency: { fixedMs: 100, jitterMs: 0 } });
+    const c = client({ maxConnections: 1, timeoutMs: 150, pools: new PlatformPools() });
+    const [first, second] = await Promise.allSettled([c.deployments.list(), c.deployments.list()]);
+    expect(first.status).toBe("fulfilled");
+    expect(second).toMatchObject({ status: "rejected", reason: { constructor: TransientError, code: "TIMEOUT" } });
   });
 });
 

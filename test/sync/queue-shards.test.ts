@@ -14,7 +14,7 @@ import { createQueueConnection, legacyQueue } from "../../src/store";
 import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
 import { userBody } from "../helpers/expect-scim";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createUser, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
+import { createUser, reconcileJobs, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
 
 const logger = createLogger("silent");
 
@@ -84,6 +84,35 @@ describe("queue shards", () => {
       }, 10000, "bad's work parked in its backlog");
       for (const id of bad) expect((await e.state.get("bad", "user", id)).status).toBe("pending");
       expect(await simUser(e, "bad0@example.com")).toBeUndefined();
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should run every directory's first job in flight before any directory's second (fair turns)", async () => {
+    // one shard, one job at a time: the order jobs finish in is the order the shard hands them out
+    const e = await startSyncEnv({
+      runtime: false,
+      config: { sync: { queueShards: 1, shardConcurrency: 1 } },
+      directories: [{ id: "a", concurrency: 4 }, { id: "b", concurrency: 4 }, { id: "late", concurrency: 4 }],
+    });
+    try {
+      const ids: Record<string, string[]> = { a: [], b: [], late: [] };
+      for (const [dir, n] of [["a", 4], ["b", 4], ["late", 1]] as const) {
+        for (let i = 0; i < n; i++) ids[dir].push(await createUser(e, dir, `${dir}${i}@example.com`));
+        // admitted now, in this order: a's four, b's four, then late's one
+        await e.queues.enqueueMany(dir, ids[dir].map((id) => ({ kind: "user" as const, id })));
+      }
+      await e.startRuntime();
+      for (const dir of ["a", "b", "late"]) await waitAllSynced(e, dir, "user", ids[dir]);
+      const finished = async (dir: string, id: string) => Math.min(...(await reconcileJobs(e, dir, "user", id)).map((j) => j.finishedOn!));
+      const lateFirst = await finished("late", ids.late[0]);
+      // late's only job went right after the first jobs of a and b, ahead of their 2nd–4th (admitted
+      // before it: FIFO ran it last, after all eight)
+      for (const dir of ["a", "b"]) {
+        const before = (await Promise.all(ids[dir].map((id) => finished(dir, id)))).filter((t) => t < lateFirst);
+        expect(before).toHaveLength(1);
+      }
     } finally {
       await e.close();
     }
