@@ -91,7 +91,9 @@ describe("activity trail and status page", () => {
 
   it("should keep only the newest activity.maxEvents events of a resource", async () => {
     const key = `${e.prefix}:{em}:a:u:${id}`;
-    for (let i = 0; i < 30; i++) await e.scim("em").patch(`/Users/${id}`, { Operations: [{ op: "replace", path: "title", value: `t${i}` }] });
+    // 60 changes: their IdP events alone pass the cap (how many reconcile events they add depends on how
+    // many of them one reconcile coalesces, which a loaded machine changes)
+    for (let i = 0; i < 60; i++) await e.scim("em").patch(`/Users/${id}`, { Operations: [{ op: "replace", path: "title", value: `t${i}` }] });
     await waitFor(async () => (await e.redis.xlen(key)) === 50, 15000, "the trail capped at 50");
     expect(await e.redis.ttl(key)).toBeGreaterThan(0);
   });
@@ -101,7 +103,7 @@ describe("activity trail and status page", () => {
     for (const dir of ["wf", "em"]) expect(page.text).toContain(`data-charts="${dir}"`);
     const em = page.text.slice(page.text.indexOf('data-charts="em"'));
     const idpTotal = Number(/changes from the IdP <span class="msg">24 h total (\d+)/.exec(em)![1]);
-    expect(idpTotal).toBeGreaterThanOrEqual(32); // the POST and the PATCHes above
+    expect(idpTotal).toBeGreaterThanOrEqual(62); // the POST and the PATCHes above
     expect(Number(/platform calls <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
     expect(Number(/platform call failures <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
     expect(em).toMatch(/<svg [^>]*role="img" aria-label="changes from the IdP, last 24 hours"/);

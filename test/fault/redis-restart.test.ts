@@ -42,10 +42,17 @@ describe("Redis restarted mid-push (private redis-server with AOF)", () => {
     let restart: Promise<void> | undefined;
 
     await inPool(Array.from({ length: USERS }, (_, i) => i), 8, async (i) => {
+      // a slow platform keeps reconciles in flight at the kill, however the push and the sync race on a
+      // loaded machine (the directory admits `concurrency` jobs into its shard; the rest wait in its backlog)
+      if (i === KILL_AT - 20) await e.sim.setFaults({ latency: { fixedMs: 2000, jitterMs: 0 } });
       if (i === KILL_AT) {
-        queuedAtKill = (await e.queue().getJobs(["waiting", "prioritized", "delayed", "active"])).map((j) => j.id!);
+        queuedAtKill = await until("reconciles in flight before the kill", 20000, async () => {
+          const ids = (await e.queue().getJobs(["waiting", "prioritized", "delayed", "active"])).map((j) => j.id!);
+          return ids.length > 0 ? ids : null;
+        }, 50) ?? [];
         await redis.kill("SIGKILL");
-        restart = new Promise((r) => setTimeout(r, DOWN_MS)).then(() => redis.restart());
+        restart = new Promise((r) => setTimeout(r, DOWN_MS)).then(() => redis.restart())
+          .then(() => e.sim.setFaults({ latency: { fixedMs: 30, jitterMs: 10 } }));
       }
       const userName = `restart.user.${String(i).padStart(3, "0")}@example.com`;
       const { id, statuses } = await idp.createUser(userBody(userName), 60000);
