@@ -47,14 +47,14 @@ describe("scim-bridge CLI", () => {
     expect(retry).toMatchObject({ code: 0 });
     expect(retry.out).toContain("0 failed item(s) of wf queued again");
     expect((await cli(["retry-failed", "nope"])).code).toBe(2);
-  }, 30000);
+  }, 90000); // each spawns the compiled CLI several times: seconds apiece on a loaded machine
 
   it("resync: should follow a resync to 100% and print the summary", async () => {
     const { code, out } = await cli(["resync", "wf"]);
     expect(code).toBe(0);
     expect(out).toContain("100%");
     expect(out).toMatch(/resync done in [\d.]+ s: created 0, updated 0, deactivated 0, deleted 0, unchanged 1, failed 0/);
-  }, 30000);
+  }, 90000); // each spawns the compiled CLI several times: seconds apiece on a loaded machine
 
   it("npm run resync -- <directory>: should do the same", async () => {
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -68,5 +68,5 @@ describe("scim-bridge CLI", () => {
     });
     expect(code).toBe(0);
     expect(out).toContain("resync done");
-  }, 30000);
+  }, 90000); // each spawns the compiled CLI several times: seconds apiece on a loaded machine
 });
