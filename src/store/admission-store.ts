@@ -24,7 +24,8 @@ export type SlotChange = "release" | "retrying" | "waiting";
   KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying
   ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms), ARGV[3] what became of ARGV[4] first:
   "release" (its job finished: out of inflight and retrying), "retrying" (its job waits out a retry delay:
-  inflight → retrying, only if still in flight), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
+  inflight → retrying, only if still in flight: BullMQ tells of the retry after moving the job to delayed,
+  so under load the retry may have run and finished before this arrives), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
   Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
   Returns {n, members admitted…} where n is how many were in flight before them (nothing when none is
@@ -37,8 +38,7 @@ if op == 'release' then
   redis.call('ZREM', KEYS[2], member)
   redis.call('ZREM', KEYS[5], member)
 elseif op == 'retrying' then
-  -- only while it still holds a slot: BullMQ tells of the retry after moving the job to delayed, so under
-  -- load the retry may have run and finished (freeing the slot) before this arrives (see LEND)
+  -- only while it still holds a slot (a late lend must not park a finished member where ADMIT skips it)
   if redis.call('ZREM', KEYS[2], member) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
 elseif op == 'waiting' then
   redis.call('ZREM', KEYS[2], member)
@@ -74,20 +74,6 @@ if paused == 0 and ARGV[1] ~= '' and redis.call('ZREM', KEYS[3], ARGV[1]) == 1 t
   redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 end
 return {paused, held}`;
-
-/*
-  KEYS[1] inflight, KEYS[2] retrying; ARGV[1] member, ARGV[2] now
-  Lends the slot of a member whose job went into a retry delay — only if it still holds one. BullMQ emits
-  "failed" after it has moved the job to delayed, so under load the retry can run (and even finish, freeing
-  the slot) before this arrives; a late lend must not put a finished member into the retrying set, where
-  it would block its own admission.
-*/
-const LEND = `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-  return 1
-end
-return 0`;
 
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
@@ -136,24 +122,19 @@ export class AdmissionStore {
     return res.slice(1).map((member, i) => ({ member, turn: before + i + 1 }));
   }
 
-  /** Frees the slot of a finished member. */
+  /** Frees the slot of a finished member, admitting nothing (ADMIT with cap 0: its "release" step only). */
   async release(dir: string, member: string): Promise<void> {
-    const k = this.keys(dir);
-    await this.redis.multi().zrem(k.inflight, member).zrem(k.retrying, member).exec();
+    await this.admit(dir, 0, Date.now(), { op: "release", member });
   }
 
   /**
-   * Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs); a no-op
-   * (false) when the member holds no slot any more — its retry already ran and finished.
+   * Frees the slot of a member whose job waits out a retry delay (it takes one again when it runs), admitting
+   * nothing (ADMIT with cap 0: its "retrying" step only); false when the member holds no slot any more — its
+   * retry already ran and finished — so it was not lent.
    */
   async retrying(dir: string, member: string, now = Date.now()): Promise<boolean> {
-    const k = this.keys(dir);
-    return Number(await this.redis.eval(LEND, 2, k.inflight, k.retrying, member, String(now))) === 1;
-  }
-
-  /** Frees the slot of a member whose job waits for other resources (WaitError): not counted at all meanwhile. */
-  async waiting(dir: string, member: string): Promise<void> {
-    await this.redis.zrem(this.keys(dir).inflight, member);
+    await this.admit(dir, 0, now, { op: "retrying", member });
+    return (await this.redis.zscore(this.keys(dir).retrying, member)) !== null;
   }
 
   /** Puts an admitted member back at the front of the backlog and frees its slot (a paused directory's job). */
