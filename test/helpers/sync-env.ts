@@ -82,15 +82,18 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
 }
 
 /**
- * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued) and its queue
- * holds no waiting, active, delayed or prioritized job.
+ * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued), its queue
+ * holds no waiting, active, delayed or prioritized job, and its admission holds nothing (the worker's
+ * "completed" handler has freed the last job's slot, so no write of that job is still on its way).
  */
 export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
   const queue = e.runtime!.queues.directory(dir);
   await waitFor(async () => {
     if ((await e.redis.xlen(e.users.keys(dir).outbox)) > 0) return false;
     const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized");
-    return Object.values(counts).every((n) => n === 0);
+    if (!Object.values(counts).every((n) => n === 0)) return false;
+    const { backlog, admitted } = await e.runtime!.queues.admission.depth(dir);
+    return backlog === 0 && admitted === 0;
   }, timeoutMs, `directory ${dir} idle`);
 }
 

@@ -5,7 +5,7 @@
  * headers; no admin answer, nor /readyz or /metrics, contains a token, a token hash or the platform key.
  */
 import { hashToken } from "../../src/auth/token";
-import { startSyncEnv, waitFor, PLATFORM_KEY, SIM_TOKEN, TOKENS, type SyncEnv } from "../helpers/sync-env";
+import { startSyncEnv, waitFor, waitIdle, PLATFORM_KEY, SIM_TOKEN, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 import { expectUnchanged } from "../helpers/redis-snapshot";
@@ -19,6 +19,10 @@ beforeAll(async () => {
   userId = (await e.scim("wf").post("/Users", userBody("visible@example.com"))).body.id;
   const em = (await e.scim("em").post("/Users", userBody("embedded@example.com"))).body.id;
   await waitFor(async () => (await e.state.get("wf", "user", userId)).status === "synced" && (await e.state.get("em", "user", em)).status === "synced", 15000, "synced");
+  // "synced" is written inside the reconcile; its bookkeeping (trail, lag counter, slot) follows: wait for it
+  // too, or the snapshot below sees the last of it land
+  await waitIdle(e, "wf");
+  await waitIdle(e, "em");
 }, 30000);
 afterAll(async () => { await s.close(); await e.close(); });
 
