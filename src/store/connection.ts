@@ -13,7 +13,7 @@
  */
 import fs from "node:fs";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from "ioredis";
 import { describeRedisError, isFatalRedisError } from "./redis-errors";
 
 /** A connection of either kind; every store accepts both. */
@@ -59,6 +59,34 @@ export function redisTarget(s: RedisSettings): string {
   return `Redis at ${u.protocol}//${u.host}`;
 }
 
+/**
+ * A Cluster client that keeps connections to masters only. ioredis adds every seed node to its pool as a
+ * master and, once CLUSTER SLOTS shows a seed to be a replica, switches it with READONLY, which opens a
+ * connection to that replica; with `scaleReads: "master"` (the default) nothing is ever sent on it. With a
+ * seed list that names the replicas too, every client (and every copy: BullMQ's blocking connections, the
+ * registry's subscriber) held one idle connection per replica. After each slots refresh such connections
+ * are closed; ioredis drops the node from its pool and re-adds it, unconnected, at the next refresh, and a
+ * replica promoted to master is connected as a master when a command first goes to it.
+ */
+class BridgeCluster extends Cluster {
+  private readonly seeds: ClusterNode[];
+
+  constructor(seeds: ClusterNode[], options: ClusterOptions) {
+    super(seeds, options as ClusterOptions & { redisOptions?: { replyMapping?: "legacy" } });
+    this.seeds = seeds;
+    this.on("refresh", () => {
+      for (const replica of this.nodes("slave")) if (replica.status !== "wait") replica.disconnect();
+    });
+  }
+
+  /** A copy that behaves the same (ioredis's own `duplicate` would return a plain Cluster). */
+  override duplicate(...[startupNodes, overrides]: Parameters<Cluster["duplicate"]>): Cluster {
+    const options = { ...this.options, ...overrides } as ClusterOptions;
+    if (this.options.redisOptions && overrides?.redisOptions) options.redisOptions = { ...this.options.redisOptions, ...overrides.redisOptions };
+    return new BridgeCluster(startupNodes?.length ? startupNodes : this.seeds, options);
+  }
+}
+
 const targets = new WeakMap<RedisConnection, { target: string; tls: boolean }>();
 
 /** Opens a connection of `role` to the Redis the settings name (cluster, sentinel or single). */
@@ -85,7 +113,7 @@ export function createRedisConnection(settings: RedisSettings | string, role: Co
       retryDelayOnFailover: 200,
       retryDelayOnTryAgain: 200,
     };
-    conn = new Cluster(s.clusterNodes.map(address), options);
+    conn = new BridgeCluster(s.clusterNodes.map(address), options);
   } else if (s.sentinels?.length) {
     const db = Number(u.pathname.replace(/^\//, "") || 0);
     conn = new Redis({

@@ -1,9 +1,13 @@
 /**
  * The `cluster` project really runs on the cluster: the helpers' connection is an ioredis Cluster, and one
  * store's directories spread over the three masters, each directory's keys (hash tag `{<dir>}`) in one slot.
+ * A connection, and its copies (what BullMQ makes for each Worker's blocking connection), hold no
+ * connection to a replica, although the seed list names the replicas too.
  */
-import { Cluster } from "ioredis";
-import { UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { randomBytes } from "node:crypto";
+import { Cluster, Redis } from "ioredis";
+import { UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { waitFor } from "../helpers/sync-env";
 import { TEST_CLUSTER_NODES, TEST_REDIS, cleanPrefix, testPrefix } from "../helpers/redis";
 
 let redis: RedisConnection;
@@ -36,5 +40,45 @@ describe("the cluster project's Redis", () => {
       for (const n of byDir.values()) expect(n).toBeGreaterThanOrEqual(3); // user hash, users zset, indexes, outbox…
     }
     expect(holders.size).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("a cluster connection and its copies", () => {
+  it("should hold connections to masters only when the seed list names replicas too", async () => {
+    const name = `copy-test-${randomBytes(4).toString("hex")}`;
+    const original = createQueueConnection(TEST_REDIS, name) as Cluster;
+    await waitReady(original, 10000);
+    const copy = original.duplicate();
+    try {
+      await waitReady(copy, 10000);
+      // a key on every master's slots, through the copy (the commands a Worker's connection sends)
+      for (let i = 0; i < 12; i++) await copy.set(`${prefix}:{copy-${i}}:k`, "1");
+      await copy.info(); // a command without a key (BullMQ sends INFO) goes to some node of the copy's choice
+      // every node asked on a connection of the test's own (a node the clients know nothing of)
+      const named = async (role: "master" | "slave") => {
+        let n = 0;
+        for (const hp of TEST_CLUSTER_NODES) {
+          const [host, port] = hp.split(":");
+          const node = new Redis(Number(port), host);
+          try {
+            if ((await node.role())[0] !== role) continue;
+            n += ((await node.client("LIST")) as string).split("\n").filter((l) => l.includes(` name=${name} `)).length;
+          } finally {
+            node.disconnect();
+          }
+        }
+        return n;
+      };
+      expect(await named("master")).toBeGreaterThanOrEqual(3);
+      // a replica connection opened by the first slots refresh is closed right after it: wait for the close
+      await waitFor(async () => (await named("slave")) === 0, 5000, "no connection to a replica");
+      // and none comes back with a later slots refresh (ioredis refreshes on MOVED and lost connections)
+      await new Promise<void>((resolve, reject) => copy.refreshSlotsCache((err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) => original.refreshSlotsCache((err) => (err ? reject(err) : resolve())));
+      expect(await named("slave")).toBe(0);
+    } finally {
+      copy.disconnect();
+      original.disconnect();
+    }
   });
 });
