@@ -2,7 +2,8 @@
  * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
  * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
  * connections of a process do not grow with the directories: one shared connection, the dispatcher's
- * blocking read, and one blocking connection per shard Worker. Nor do its other per-process costs: one
+ * blocking read (single Redis and Sentinel only: on a cluster the dispatcher polls on the shared one), and
+ * one blocking connection per shard Worker. Nor do its other per-process costs: one
  * platform connection pool per origin (src/platform/platform-pools.ts; each directory keeps its own
  * connection cap), one timer for every directory's key checks and one for their revivals
  * (src/sync/directory-rounds.ts). Directories are registered (a processor in
@@ -15,6 +16,7 @@
  */
 import { hostname } from "node:os";
 import type { Worker } from "bullmq";
+import { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
@@ -72,9 +74,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
-  // the dispatcher's blocking XREADGROUP gets a connection of its own
-  const blocking = createQueueConnection(config.redis);
-  blocking.on("error", () => undefined);
+  // the dispatcher's blocking XREADGROUP gets a connection of its own; on a cluster it polls the outboxes
+  // (one slot per command) on the shared connection and blocks nowhere, so it needs none
+  const blocking = redis instanceof Cluster ? undefined : createQueueConnection(config.redis);
+  blocking?.on("error", () => undefined);
   const prefix = config.redis.keyPrefix;
   const users = new UserStore(redis, prefix);
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
@@ -180,7 +183,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   }, config.sync.sweepIntervalMs);
   recovery.unref();
 
-  dispatcher = new OutboxDispatcher(redis, blocking, queues, {
+  dispatcher = new OutboxDispatcher(redis, blocking ?? redis, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),
@@ -206,7 +209,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));
       await pools.close();
-      blocking.disconnect();
+      blocking?.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -13,7 +13,8 @@
  * later) covers the new set. A removed directory's outbox stays as it is until it is added again.
  *
  * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
- * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`.
+ * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`. On Redis
+ * Cluster nothing blocks (the streams are polled, below), and the worker passes the shared connection.
  */
 import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -163,8 +164,9 @@ export class OutboxDispatcher {
       }
       // On Redis Cluster each directory's outbox is in its own hash slot, and one XREADGROUP may only name
       // keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"): poll the streams one
-      // command each instead of one blocking read of them all.
-      const perSlot = this.blocking instanceof Cluster && keys.length > 1;
+      // command each instead of one blocking read of them all (also with one stream: the connection may be
+      // the shared one, which must never block).
+      const perSlot = this.blocking instanceof Cluster;
       try {
         if (!perSlot) {
           const res = (await this.blocking.xreadgroup(
