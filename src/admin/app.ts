@@ -31,8 +31,6 @@ import type { SyncQueues } from "../sync/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { operator, resyncRoutes } from "./resync-routes";
 import { handOver } from "../sync/ownership-handover";
-import { readPlan } from "../sync/resync";
-import { readHeld } from "../sync/resync-confirm";
 import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "../ops/ops-context";
@@ -152,8 +150,8 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
     const held = new Map(await Promise.all(dirs.filter((d) => d.resync.status === "awaiting-confirmation")
-      .map(async (d) => [d.id, await readHeld(redis, config.redis.keyPrefix, d.id, 50)] as const)));
-    const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await readPlan(redis, config.redis.keyPrefix, d.id)] as const)))
+      .map(async (d) => [d.id, await c.resyncs.held(d.id, 50)] as const)));
+    const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await c.resyncs.plan(d.id)] as const)))
       .filter((x): x is readonly [string, NonNullable<typeof x[1]>] => !!x[1]));
     const now = Date.now();
     const counters = new MinuteCounters(redis, config.redis.keyPrefix);

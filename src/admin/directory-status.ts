@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/schema";
 import type { SyncKind, SyncStatus } from "../store";
-import { readResync, type ResyncProgress } from "../sync/resync";
+import type { ResyncProgress } from "../sync/resync";
 import type { OpsContext } from "../ops/ops-context";
 import { DirectoryLabels } from "../ops/directory-labels";
 import { platformHealthy } from "../sync/key-check";
@@ -57,7 +57,7 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
   const dir = entry.dir;
   const [items, users, groups, depth, meta, resync] = await Promise.all([
     c.state.counts(id), c.users.count(id), c.groups.count(id), c.queues.depth(id),
-    c.state.meta(id), readResync(c.redis, c.config.redis.keyPrefix, id),
+    c.state.meta(id), c.resyncs.progress(id),
   ]);
   const isPaused = meta.paused !== undefined;
   // waiting: the directory's backlog (not yet admitted into its shard); active: admitted and not finished

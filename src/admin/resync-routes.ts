@@ -14,8 +14,7 @@ import { randomUUID } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import type { Logger } from "pino";
 import type { OpsContext } from "../ops/ops-context";
-import { readPlan, readResync } from "../sync/resync";
-import { answerResync, readHeld, readResyncAudit } from "../sync/resync-confirm";
+import { answerResync } from "../sync/resync-confirm";
 
 function reply(req: Request, res: Response, status: number, body: unknown): void {
   if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }
@@ -44,7 +43,7 @@ export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler
       reply(req, res, 202, { status: "queued", dryRun: true, plan, report: `/admin/directories/${dir}/resync/plan` });
       return;
     }
-    const progress = await readResync(c.redis, prefix, dir);
+    const progress = await c.resyncs.progress(dir);
     if (progress.status === "running") { reply(req, res, 409, { error: "a resync of this directory is running", progress }); return; }
     if (progress.status === "awaiting-confirmation") {
       reply(req, res, 409, { error: "a resync of this directory awaits confirmation of its deprovisions: confirm or cancel it first", progress });
@@ -54,15 +53,15 @@ export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler
     reply(req, res, 202, { status: "queued", progress: `/admin/directories/${dir}/resync` });
   });
   r.get("/:id/resync", async (req, res) => {
-    const p = await readResync(c.redis, prefix, req.params.id);
-    res.json(p.status === "awaiting-confirmation" ? { ...p, deprovisions: await readHeld(c.redis, prefix, req.params.id) } : p);
+    const p = await c.resyncs.progress(req.params.id);
+    res.json(p.status === "awaiting-confirmation" ? { ...p, deprovisions: await c.resyncs.held(req.params.id) } : p);
   });
   r.get("/:id/resync/plan", async (req, res) => {
-    const plan = await readPlan(c.redis, prefix, req.params.id);
+    const plan = await c.resyncs.plan(req.params.id);
     if (!plan) { res.status(404).json({ error: "no dry run of this directory yet: POST /admin/directories/<id>/resync?dryRun=true" }); return; }
     res.json(plan);
   });
-  r.get("/:id/resync/audit", async (req, res) => { res.json(await readResyncAudit(c.redis, prefix, req.params.id)); });
+  r.get("/:id/resync/audit", async (req, res) => { res.json(await c.resyncs.audit(req.params.id)); });
   for (const action of ["confirm", "cancel"] as const) {
     r.post(`/:id/resync/${action}`, async (req, res) => {
       const expect = typeof req.body?.resync === "string" ? req.body.resync : "";

@@ -11,12 +11,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/schema";
-import type { DirectoryRecords } from "../store";
+import { ResyncStore, SyncStateStore, type DirectoryRecords, type ResyncProgress } from "../store";
 import { DELETE_PAUSE_REASON } from "../sync/deleting";
 import type { SyncQueues } from "../sync/queues";
-import { readResync, type ResyncProgress } from "../sync/resync";
-import { answerResync, readHeld } from "../sync/resync-confirm";
-import { SyncStateStore } from "../store";
+import { answerResync } from "../sync/resync-confirm";
 import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";
 
@@ -38,12 +36,14 @@ export interface DeprovisionReply {
 }
 
 const base = (id: string) => `/admin/directories/${encodeURIComponent(id)}`;
+/** The directory's resync progress and held deprovisions. */
+const resyncs = (d: DeprovisionDeps) => new ResyncStore(d.records.redis, d.config.redis.keyPrefix);
 
 /** The view of a held (or still planning) deprovision run. */
 async function view(d: DeprovisionDeps, id: string, p: ResyncProgress): Promise<DeprovisionReply> {
   const how = { confirm: `DELETE ${base(id)}?platform=deprovision&confirm=true`, cancel: `DELETE ${base(id)}?platform=deprovision&cancel=true` };
   if (p.status === "awaiting-confirmation" && p.phase === "awaiting-confirmation") {
-    const deprovisions = await readHeld(d.records.redis, d.config.redis.keyPrefix, id);
+    const deprovisions = await resyncs(d).held(id);
     return { status: 202, body: { directory: id, status: "awaiting-confirmation", resync: p.id, holdReason: p.holdReason, held: p.held, deprovisions, ...how } };
   }
   if (p.status === "done") {
@@ -58,7 +58,7 @@ export async function requestDeprovision(d: DeprovisionDeps, id: string, who: st
   const redis = d.records.redis;
   const rec = await d.records.get(id);
   if (!rec) throw new DirectoryChangeError(404, `unknown directory "${id}"`);
-  const before = await readResync(redis, prefix, id);
+  const before = await resyncs(d).progress(id);
   if (rec.deprovision && before.purpose === "delete" && before.id === rec.deprovision.resync) {
     if (before.status === "awaiting-confirmation" || (before.status === "running" && !before.confirmedAt)) return view(d, id, before);
     if (before.confirmedAt && (before.status === "running" || rec.deprovision.stage === "purging" || before.failed === 0)) {
@@ -78,10 +78,10 @@ export async function requestDeprovision(d: DeprovisionDeps, id: string, who: st
   await d.registry.reload();
   await d.queues.enqueueResync(id, who, { deprovision: resync });
   const deadline = Date.now() + PLAN_WAIT_MS;
-  let p = await readResync(redis, prefix, id);
+  let p = await resyncs(d).progress(id);
   while (Date.now() < deadline && !(p.id === resync && (p.phase === "awaiting-confirmation" || p.status === "done"))) {
     await new Promise((r) => setTimeout(r, POLL_MS));
-    p = await readResync(redis, prefix, id);
+    p = await resyncs(d).progress(id);
   }
   await d.records.audit({ action: "deprovision-requested", directory: id, by: who, at: now, count: p.id === resync ? p.held : 0, platform: "deprovision" });
   return view(d, id, p.id === resync ? p : { ...p, id: resync, status: "running", phase: "queued" });
@@ -90,7 +90,7 @@ export async function requestDeprovision(d: DeprovisionDeps, id: string, who: st
 /** Confirms or cancels the held deprovision run of a directory being deleted. */
 export async function answerDeprovision(d: DeprovisionDeps, id: string, action: "confirm" | "cancel", who: string): Promise<DeprovisionReply> {
   const prefix = d.config.redis.keyPrefix;
-  const p = await readResync(d.records.redis, prefix, id);
+  const p = await resyncs(d).progress(id);
   const rec = await d.records.get(id);
   if (!rec?.deprovision || p.purpose !== "delete" || p.id !== rec.deprovision.resync) {
     throw new DirectoryChangeError(409, `no deprovision of ${id} awaits an answer: delete it with platform=deprovision first`);

@@ -2,7 +2,7 @@
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import { DirectoryRegistry } from "../directories/registry";
-import { GroupStore, SyncStateStore, UserStore } from "../store";
+import { GroupStore, ResyncStore, SyncStateStore, UserStore } from "../store";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { SyncQueues } from "../sync/queues";
 
@@ -13,6 +13,7 @@ export interface OpsContext {
   users: UserStore;
   groups: GroupStore;
   state: SyncStateStore;
+  resyncs: ResyncStore;
   usage: ExternalUserUsage;
   /** The directories as they are now (config file and runtime). */
   registry: DirectoryRegistry;
@@ -29,6 +30,6 @@ export function createOpsContext(config: Config, redis: RedisConnection, registr
   return {
     config, redis, registry, queues,
     users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
-    state: new SyncStateStore(redis, p), usage: new ExternalUserUsage(redis, p),
+    state: new SyncStateStore(redis, p), resyncs: new ResyncStore(redis, p), usage: new ExternalUserUsage(redis, p),
   };
 }

@@ -9,6 +9,7 @@ export * from "./auth-failure-keys";
 export * from "./auth-failure-store";
 export * from "./sync-state-keys";
 export * from "./resync-keys";
+export * from "./resync-store";
 export * from "./rate-window-store";
 export * from "./account-keys";
 export * from "./external-user-store";

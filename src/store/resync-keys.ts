@@ -1,9 +1,8 @@
 /**
  * Keys of a directory's full resync (src/store/resync-store.ts), under its hash tag
- * (P = `<keyPrefix>:{<directoryId>}:`), so the settle script touches one slot:
+ * (P = `<keyPrefix>:{<directoryId>}:`), so its scripts (settle, answer) touch one slot:
  *
- *   P resync          HASH    progress: id, status, phase, total, done, created, updated, deactivated, deleted,
- *                             unchanged, failed, startedAt, finishedAt, requestedBy, error
+ *   P resync          HASH    progress of the latest resync (its fields: resync-store.ts)
  *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for
  *   P resync:lock     STRING  the running resync's id (EX 6 h): two resyncs of a directory never overlap
  *   P resync:held     HASH    "<kind>:<id>" → plan item: deprovisions held for an operator's confirmation

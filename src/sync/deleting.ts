@@ -15,10 +15,9 @@
  */
 import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import { DirectoryRecords, SyncStateStore, type SyncKind } from "../store";
+import { DirectoryRecords, ResyncStore, SyncStateStore, type SyncKind } from "../store";
 import type { RedisConnection } from "../store/connection";
 import type { SyncQueues } from "./queues";
-import { readResync, resyncKeys } from "./resync";
 
 /** The pause of a directory whose deprovision run waits for the operator. */
 export const DELETE_PAUSE_REASON = "being deleted with platform=deprovision: waiting for an operator to confirm or cancel its deprovisions";
@@ -45,8 +44,7 @@ export async function liftDeletePause(redis: RedisConnection, keyPrefix: string,
 
 /** True once an operator confirmed the directory's deprovision run. */
 export async function deleteConfirmed(redis: RedisConnection, keyPrefix: string, dir: string): Promise<boolean> {
-  const [purpose, confirmedAt] = await redis.hmget(resyncKeys(keyPrefix, dir).progress, "purpose", "confirmedAt");
-  return purpose === "delete" && !!confirmedAt;
+  return new ResyncStore(redis, keyPrefix).deleteConfirmed(dir);
 }
 
 export interface DeletingDeps {
@@ -69,7 +67,7 @@ export async function gateReconcile(d: DeletingDeps, dir: string, kind: SyncKind
 
 /** After a job of a directory being deleted: once its confirmed run is done, the purge is asked for. */
 export async function afterJob(d: DeletingDeps, dir: string): Promise<void> {
-  const p = await readResync(d.redis, d.keyPrefix, dir);
+  const p = await new ResyncStore(d.redis, d.keyPrefix).progress(dir);
   if (p.purpose !== "delete" || !p.confirmedAt || p.status !== "done" || p.phase !== "done") return;
   if (p.failed > 0) {
     d.logger.error({ directory: dir, failed: p.failed }, "deprovision run of a deleted directory finished with failed items: the directory is kept (disabled); see its failed items, then delete again");
@@ -88,7 +86,7 @@ export async function purgeDeleted(d: PurgeDeps, dir: string, job: Job, token?: 
   const records = new DirectoryRecords(d.redis, d.keyPrefix);
   const rec = await records.get(dir);
   if (!rec?.deprovision) return "nothing to purge";
-  const p = await readResync(d.redis, d.keyPrefix, dir);
+  const p = await new ResyncStore(d.redis, d.keyPrefix).progress(dir);
   if (p.purpose !== "delete" || p.status !== "done" || p.phase !== "done" || !p.confirmedAt || p.failed > 0) return "deprovision run not finished";
   const depth = await d.queues.depth(dir);
   if (depth.backlog + depth.admitted > 0) {

@@ -11,9 +11,9 @@ import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./outcome";
 import { collectActivity } from "../activity/scope";
-import type { ActivityEvent, ActivityStore, MinuteCounters } from "../store";
+import { ResyncStore, type ActivityEvent, type ActivityStore, type MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
-import { settleResync, startResync } from "./resync";
+import { startResync } from "./resync";
 import type { Revival } from "./revival";
 import { afterJob, gateReconcile, type DeletingDeps } from "./deleting";
 
@@ -48,11 +48,13 @@ export interface DirectoryProcessor {
 export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
   const { ctx, redis, keyPrefix: prefix, metrics } = d;
   const dirId = ctx.dir.id;
+  // settles each reconcile's part of a running resync
+  const resyncs = new ResyncStore(redis, prefix);
   const deps = (kind: SyncKind, id: string): OutcomeDeps => ({
     state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
     onWait: d.onWait ? () => d.onWait!(kind, id) : undefined,
     onFailed: async (k, i) => {
-      await settleResync(redis, prefix, dirId, k, i, "failed");
+      await resyncs.settle(dirId, `${k}:${i}`, "failed");
       if (d.deleting) await afterJob(d.deleting, dirId);
     },
     onTransientFailed: d.revival ? (k, i) => d.revival!.failedTransiently(k, i) : undefined,
@@ -77,7 +79,7 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
     try {
       const outcome = await collectActivity(trail, () => reconcile(ctx, kind, id));
       // the bookkeeping after a reconcile goes out together: one round trip, not one per write
-      const writes = [record({ type: "applied", outcome }), settleResync(redis, prefix, dirId, kind, id, outcome)];
+      const writes = [record({ type: "applied", outcome }), resyncs.settle(dirId, `${kind}:${id}`, outcome)];
       // sync lag for the status page: from the job being queued to its reconcile done
       d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
       if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {

@@ -9,7 +9,7 @@
  *   - embed: users with sync state the store no longer has (not yet deprovisioned), and embed-tenant
  *     groups the bridge applied whose name no desired group maps to.
  */
-import type { SyncKind, SyncRecord } from "../store";
+import type { PlanItem, SyncKind, SyncRecord } from "../store";
 import type { ReconcileContext } from "./context";
 import { embedGroupName } from "./mapping/embed-user";
 import { payloadHash } from "./mapping/payload-hash";
@@ -21,15 +21,8 @@ import type { RedisConnection } from "../store/connection";
 /** Resources read per round trip while a plan is computed. */
 const BATCH = 500;
 
-/** One resource of a plan. `kind` "embed-group" is an embed-tenant group addressed by name (`id`). */
-export interface PlanItem {
-  kind: SyncKind | "embed-group";
-  id: string;
-  /** The platform's id of it (workforce user/group, embed-tenant group). */
-  platformId?: string;
-  /** userName / displayName / embed group name, for people reading the plan. */
-  name?: string;
-}
+/** One resource of a plan (stored as such in a held resync and a dry run's report: src/store/resync-store.ts). */
+export type { PlanItem } from "../store";
 
 /** A sync-state write the resync makes before it queues (drift found on the platform). */
 export interface DriftMark {

@@ -6,8 +6,7 @@ import { DirectoryRegistry } from "../../directories/registry";
 import { DirectoryRecords, createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
-import { readPlan, readResync } from "../../sync/resync";
-import { answerResync, readHeld } from "../../sync/resync-confirm";
+import { answerResync } from "../../sync/resync-confirm";
 import { handOver } from "../../sync/ownership-handover";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
@@ -34,15 +33,15 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     },
     retryFailed: (dir) => retryFailed(c.state, dir, (kind, id) => c.queues.enqueue(dir, kind, id)),
     readResync: async (dir) => {
-      const p = await readResync(redis, config.redis.keyPrefix, dir);
-      return p.status === "awaiting-confirmation" ? { ...p, deprovisions: await readHeld(redis, config.redis.keyPrefix, dir) } : p;
+      const p = await c.resyncs.progress(dir);
+      return p.status === "awaiting-confirmation" ? { ...p, deprovisions: await c.resyncs.held(dir) } : p;
     },
     requestDryRun: async (dir, by) => {
       const plan = randomUUID();
       await c.queues.enqueueResync(dir, by, { dryRun: plan });
       return plan;
     },
-    readPlan: (dir) => readPlan(redis, config.redis.keyPrefix, dir),
+    readPlan: (dir) => c.resyncs.plan(dir),
     handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues, directory: (id) => registry.get(id)?.dir }, req, by),
     answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues }, dir, action, by),
     requestResync: async (dir) => {
