@@ -3,7 +3,9 @@
  * the CLI made executable), for the suites that run the CLI as operators do: from JavaScript, without tsx.
  * Built once per state of the sources into `<tmp>/scim-bridge-build-<hash>` and shared by every suite and
  * jest worker (a build is renamed into place whole, so a suite never sees half of one); `node_modules` and
- * `config` there are links to the repository's.
+ * `config` there are links to the repository's. The checkout's path is part of the hash: two clones of the
+ * same commit each get their own build, so removing one clone never leaves the other a build whose links
+ * point nowhere ("Cannot find module 'commander'").
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -12,9 +14,9 @@ import os from "node:os";
 import path from "node:path";
 import { ROOT } from "./processes";
 
-/** Hash of everything the build reads. */
+/** Hash of everything the build reads, and of where it is (the links point into this checkout). */
 function sourceHash(): string {
-  const h = createHash("sha256");
+  const h = createHash("sha256").update(ROOT).update("\0");
   const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   for (const file of [...walk(path.join(ROOT, "src")), ...["package.json", "tsconfig.json", "tsconfig.build.json"].map((f) => path.join(ROOT, f))].sort()) {
