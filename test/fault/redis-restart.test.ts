@@ -14,7 +14,8 @@ import { ProcessSet, RedisServerProcess } from "../helpers/processes";
 
 const USERS = 400;
 const KILL_AT = 150;
-const DOWN_MS = 2500;
+/** Redis stays down until the IdP has met the outage this many times (503 + Retry-After), then restarts. */
+const OUTAGE_ANSWERS = 8;
 
 let e: FaultEnv;
 let redis: RedisServerProcess;
@@ -51,7 +52,9 @@ describe("Redis restarted mid-push (private redis-server with AOF)", () => {
           return ids.length > 0 ? ids : null;
         }, 50) ?? [];
         await redis.kill("SIGKILL");
-        restart = new Promise((r) => setTimeout(r, DOWN_MS)).then(() => redis.restart())
+        // down until the IdP has seen the outage (the kill closed every connection, the worker's too)
+        restart = until("the IdP to meet the outage", 30000, () => idp.log.filter((r) => r.status === 503).length >= OUTAGE_ANSWERS, 20)
+          .then(() => redis.restart())
           .then(() => e.sim.setFaults({ latency: { fixedMs: 30, jitterMs: 10 } }));
       }
       const userName = `restart.user.${String(i).padStart(3, "0")}@example.com`;
