@@ -118,6 +118,17 @@ describe("PATCH /Groups/:id", () => {
     expect(await memberIds(g.id)).toEqual([users[0]]);
   });
 
+  it("should refuse a member item that names no sub-attribute of members (400 invalidPath), and take one that names one beside unknown keys", async () => {
+    const g = await group("Sub Attributes", [users[0]]);
+    const res = await patch(g.id, [{ op: "add", path: "members", value: [{ value: users[1] }, { frobnicate: users[2] }] }]);
+    expectScimError(res, 400, "invalidPath");
+    expect(res.body.detail).toContain("'frobnicate' is not a sub-attribute of 'members'");
+    expect(await memberIds(g.id)).toEqual([users[0]]);
+    // the known key need not come first, nor be in the schema's case for the check (SCIMMY matches attribute names case-insensitively)
+    expect((await patch(g.id, [{ op: "add", path: "members", value: [{ frobnicate: 1, value: users[1] }, { Display: "x", value: users[2] }] }])).status).toBe(204);
+    expect(await memberIds(g.id)).toEqual([users[0], users[1], users[2]].sort());
+  });
+
   it("should answer 404 for an unknown group and 412 for a stale If-Match", async () => {
     expectScimError(await patch("nope", [{ op: "add", path: "members", value: [{ value: users[0] }] }]), 404);
     const g = await group("Versioned");

