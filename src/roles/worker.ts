@@ -21,7 +21,9 @@ import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
-import { ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../store";
+import {
+  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, coalesceWrites, createQueueConnection, waitReady,
+} from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { purgeDeleted } from "../sync/deleting";
@@ -39,6 +41,9 @@ import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
 import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
 
+/** How often a worker writes its per-minute counters (src/store/minute-counters.ts). */
+const COUNTER_FLUSH_MS = 1000;
+
 export interface SyncRuntime {
   queues: SyncQueues;
   dispatcher: OutboxDispatcher;
@@ -55,6 +60,8 @@ export interface SyncRuntime {
   registry: DirectoryRegistry;
   /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
   canTakeJobs(): boolean;
+  /** Writes the per-minute counters summed so far (they are written once a second, and by `close`). */
+  flushCounters(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,12 +73,16 @@ export interface RuntimeOptions {
   connectionName?: string;
   /** The registry to follow (default: one started on this runtime's Redis connection). */
   registry?: DirectoryRegistry;
+  /** Redis Cluster: how often the dispatcher reads every outbox, signalled or not (dispatcher.ts; tests). */
+  outboxFullPollMs?: number;
 }
 
 /** Starts the shard workers and the dispatcher for every configured directory. */
 export async function startSyncRuntime(config: Config, logger: Logger, opts: RuntimeOptions = {}): Promise<SyncRuntime> {
   const env = opts.env ?? process.env;
   const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
+  // every job sends a dozen commands on this connection: one socket write per tick, not one per command
+  coalesceWrites(redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   // the dispatcher's blocking XREADGROUP gets a connection of its own; on a cluster it polls the outboxes
@@ -94,7 +105,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const keyChecks = new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.check());
   const revivals = new DirectoryRounds<Revival>(config.sync.reviveTickMs, (r) => r.tick());
   const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
-  const counters = new MinuteCounters(redis, prefix);
+  // platform calls, sync lag and queue depth of the status page's charts: summed here, written once a second
+  const counters = new MinuteCounters(redis, prefix, COUNTER_FLUSH_MS);
   let dispatcher: OutboxDispatcher | undefined;
   // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest)
   const sampler = setInterval(() => {
@@ -119,7 +131,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitor?.succeeded();
       revival.onCall(status);
-    }, pools);
+    }, pools, counters);
     if (typeof platform === "string") {
       await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
       await pause(platform);
@@ -155,6 +167,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const removeDirectory = async (id: string): Promise<void> => {
     dispatcher?.removeDirectory(id);
     processors.delete(id);
+    // its last second of chart counts goes: a delete purges its keys right after disabling it
+    counters.forget(id);
     queues.unregister(id);
     keyChecks.remove(id);
     revivals.remove(id);
@@ -186,7 +200,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   dispatcher = new OutboxDispatcher(redis, blocking ?? redis, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
     consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
-    claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000),
+    claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000), fullPollMs: opts.outboxFullPollMs,
   }, logger);
   await dispatcher.init();
   dispatcher.start();
@@ -195,6 +209,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   return {
     queues, dispatcher, workers, addDirectory, removeDirectory, registry,
     canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
+    flushCounters: () => counters.flush(),
     close: async () => {
       closing = true;
       clearInterval(recovery);
@@ -209,6 +224,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));
       await pools.close();
+      await counters.close().catch(() => undefined);
       blocking?.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -10,6 +10,7 @@ import {
 } from "./errors";
 import { settledWrite } from "./write-settle";
 import { MemberOfDrain } from "./member-of-drain";
+import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
 import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
@@ -50,12 +51,15 @@ function memberOpsJson(ops: MemberOp[]): string {
 /** Groups of every directory, on one Redis connection. */
 export class GroupStore {
   private readonly redis: RedisConnection & StoreCommands;
-  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
   /** Applies membership changes to the reverse index after the writes have answered (member-of-drain.ts). */
   readonly memberOf: MemberOfDrain;
+  /** Tells the dispatcher on Redis Cluster which outbox has news (outbox-signal.ts). */
+  private readonly signal: OutboxSignal;
+  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
   constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000) {
     this.redis = defineStoreCommands(redis);
     this.memberOf = new MemberOfDrain(this.redis, keyPrefix);
+    this.signal = outboxSignalOf(redis, keyPrefix);
   }
 
   keys(directoryId: string): DirectoryKeys {
@@ -78,6 +82,7 @@ export class GroupStore {
       case "OK":
       case "NOOP":
         if (r[0] === "OK" && w.memberOps?.length) this.memberOf.request(directoryId);
+        if (r[0] === "OK") this.signal.notify(directoryId);
         return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
       case "CONFLICT": throw new StoreConflictError("Group", r[1]);
       case "NOTFOUND": throw new StoreNotFoundError("Group", id);
@@ -97,6 +102,7 @@ export class GroupStore {
       this.redis.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("Group", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+    this.signal.notify(directoryId);
   }
 
   /** Groups by id or by an index; members are loaded only when `withMembers`. */

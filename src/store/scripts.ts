@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { ChainableCommander } from "ioredis";
 import type { RedisConnection } from "./connection";
 
 /** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
@@ -43,6 +44,11 @@ export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfK
   const r = redis as unknown as Record<string, (...args: string[]) => Promise<T>>;
   if (typeof r[name] !== "function") redis.defineCommand(name, { numberOfKeys, lua });
   return (...args) => r[name](...args);
+}
+
+/** Queues a command `inlineCommand` defined on a pipeline of the same connection (EVALSHA; the pipeline loads the script if Redis lacks it). */
+export function pipelineCommand(pipe: ChainableCommander, name: string, ...args: string[]): void {
+  (pipe as unknown as Record<string, (...a: string[]) => unknown>)[name](...args);
 }
 
 /** Defines every script on `redis` once; returns it typed with the commands. */

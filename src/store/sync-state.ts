@@ -23,7 +23,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, type StoreCommands } from "./scripts";
+import { defineStoreCommands, inlineCommand, pipelineCommand, type StoreCommands } from "./scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
@@ -70,6 +70,8 @@ redis.call('HSET', KEYS[1], 't', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1`;
 
+const MARK_PENDING_COMMAND = "syncStateMarkPending";
+
 /** A workforce group's membership delta, as groupMemberDelta-1.lua computes it. */
 export interface MemberDelta {
   /** Changed members looked at, and their change numbers: settled once the delta is applied. */
@@ -90,6 +92,7 @@ export class SyncStateStore {
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.scripts = defineStoreCommands(redis);
+    inlineCommand(redis, MARK_PENDING_COMMAND, 2, MARK_PENDING);
   }
 
   keys(dir: string): SyncStateKeys {
@@ -200,7 +203,8 @@ export class SyncStateStore {
     if (!items.length) return;
     const pipe = this.redis.pipeline();
     const now = new Date().toISOString();
-    for (const it of items) pipe.eval(MARK_PENDING, 2, this.key(dir, it.kind, it.id), this.statusKey(dir, "pending"), `${k(it.kind)}:${it.id}`, now);
+    // EVALSHA (the pipeline loads the script first when Redis lacks it): EVAL re-sent its text per resource
+    for (const it of items) pipelineCommand(pipe, MARK_PENDING_COMMAND, this.key(dir, it.kind, it.id), this.statusKey(dir, "pending"), `${k(it.kind)}:${it.id}`, now);
     await pipe.exec();
   }
 

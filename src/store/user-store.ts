@@ -7,6 +7,7 @@ import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
 import { settledWrite } from "./write-settle";
+import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
 import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
@@ -50,9 +51,11 @@ function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
 /** Users of every directory, on one Redis connection. */
 export class UserStore {
   private readonly redis: RedisConnection & StoreCommands;
+  private readonly signal: OutboxSignal;
   /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
   constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly writeSettleMs = 10000) {
     this.redis = defineStoreCommands(redis);
+    this.signal = outboxSignalOf(redis, keyPrefix);
   }
 
   keys(directoryId: string): DirectoryKeys {
@@ -72,7 +75,9 @@ export class UserStore {
     const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) => this.redis.writeUser(k.users, k.prefix, id, mode,
       expectedVersion === undefined ? "" : String(expectedVersion), now, JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"),
       ix.displayName, opts.uniqueExternalId ? "1" : "", rid, ttl));
-    return parseWrite("User", id, r);
+    const result = parseWrite("User", id, r);
+    if (result.changed) this.signal.notify(directoryId);
+    return result;
   }
 
   /** Deletes a user and its memberships. */
@@ -83,6 +88,7 @@ export class UserStore {
       this.redis.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("User", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+    this.signal.notify(directoryId);
   }
 
   /** Users by id or by an index (values of userName/email/displayName are compared lower-cased). */

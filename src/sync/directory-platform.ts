@@ -28,10 +28,11 @@ export function createDirectoryPlatform(
   onStatus?: (status: number) => void,
   /** The process's connection pools, one per platform origin (none: the client has a pool of its own). */
   pools?: PlatformPools,
+  /** The status page's per-minute series (the worker passes its buffered one). */
+  counters = new MinuteCounters(redis, config.redis.keyPrefix),
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
   if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
-  const counters = new MinuteCounters(redis, config.redis.keyPrefix);
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,

@@ -15,17 +15,25 @@
  * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
  * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`. On Redis
  * Cluster nothing blocks (the streams are polled, below), and the worker passes the shared connection.
+ *
+ * On Redis Cluster each round reads only the outboxes that have news: those the store named in the outbox
+ * signal (src/store/outbox-signal.ts) since the last round, and those whose last read returned a full
+ * batch. Every `fullPollMs` a round reads every outbox, which catches an entry whose signal was lost.
  */
 import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { DirectoryKeys, SyncStateStore, type SyncKind } from "../store";
+import { DirectoryKeys, OutboxSignal, SyncStateStore, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 
 export const DISPATCH_GROUP = "dispatch";
-/** Shortest wait between two polling rounds on Redis Cluster (doubling while idle, up to blockMs). */
+/** Shortest wait between two polling rounds on Redis Cluster (doubling while idle, up to IDLE_POLL_MAX_MS). */
 const IDLE_POLL_MIN_MS = 20;
+/** Longest wait between two polling rounds on Redis Cluster while nothing happens (a round is one SPOP). */
+const IDLE_POLL_MAX_MS = 100;
+/** Directories taken from the outbox signal per round. */
+const SIGNAL_TAKE = 1000;
 /** Directories whose entries of one read are handled at once (each handling is a few round trips). */
 const HANDLE_LANES = 8;
 
@@ -38,6 +46,8 @@ export interface DispatcherOptions {
   claimIdleMs: number;
   blockMs?: number;
   batch?: number;
+  /** Redis Cluster: every outbox is read at least this often, signalled or not (default 5,000 ms). */
+  fullPollMs?: number;
 }
 
 type StreamEntry = [id: string, fields: string[]];
@@ -58,6 +68,11 @@ export class OutboxDispatcher {
   private readonly state: SyncStateStore;
   /** Where the next read's handling starts in the list of streams (moves on every read: fair turns). */
   private turn = 0;
+  private readonly signal: OutboxSignal;
+  /** Redis Cluster: outboxes whose last read returned a full batch (read again without a signal). */
+  private readonly more = new Set<string>();
+  /** Redis Cluster: when every outbox was last read. */
+  private lastFullPoll = 0;
 
   constructor(
     /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
@@ -70,6 +85,7 @@ export class OutboxDispatcher {
   ) {
     this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
     this.state = new SyncStateStore(redis, options.keyPrefix);
+    this.signal = new OutboxSignal(redis, options.keyPrefix);
   }
 
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
@@ -90,6 +106,7 @@ export class OutboxDispatcher {
     const key = new DirectoryKeys(this.options.keyPrefix, id).outbox;
     await this.createGroup(key);
     this.streams.set(key, id);
+    this.more.add(key); // on a cluster: entries written before it was added are read next round, not at the next full poll
   }
 
   /** Stops reading a directory's outbox (entries stay for when it is added again). */
@@ -176,15 +193,20 @@ export class OutboxDispatcher {
           await this.handleAll(res ?? []);
           continue;
         }
-        const reads = await Promise.all(keys.map((key) => this.redis.xreadgroup(
-          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "STREAMS", key, ">",
+        const { keys: due, signalled } = await this.dueStreams(keys);
+        const batch = this.options.batch ?? 500;
+        const reads = await Promise.all(due.map((key) => this.redis.xreadgroup(
+          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", batch, "STREAMS", key, ">",
         ) as Promise<Array<[string, StreamEntry[]]> | null>));
         const batches = reads.flatMap((res) => res ?? []);
         const read = batches.reduce((n, [, entries]) => n + entries.length, 0);
+        for (const [stream, entries] of batches) if (entries.length >= batch) this.more.add(stream);
         await this.handleAll(batches);
-        // idle: wait a little longer each empty round, up to blockMs (the single-Redis read's longest wait)
-        idleMs = read ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, this.options.blockMs ?? 1000);
-        if (!read) await sleep(idleMs);
+        // idle: wait a little longer each empty round, up to IDLE_POLL_MAX_MS (a round without news costs
+        // one SPOP; the full poll comes on its own schedule)
+        const busy = read > 0 || signalled >= SIGNAL_TAKE;
+        idleMs = busy ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, IDLE_POLL_MAX_MS, this.options.blockMs ?? 1000);
+        if (!busy) await sleep(idleMs);
       } catch (err) {
         if (!this.running) return;
         if (/NOGROUP/.test((err as Error).message)) await this.init().catch(() => undefined);
@@ -192,6 +214,27 @@ export class OutboxDispatcher {
         await sleep(500);
       }
     }
+  }
+
+  /**
+   * Redis Cluster: the outboxes this round reads — the signalled ones and those with more to read, or all
+   * of them when the last full poll is `fullPollMs` old. `signalled`: how many directories the signal gave.
+   */
+  private async dueStreams(all: string[]): Promise<{ keys: string[]; signalled: number }> {
+    const taken = await this.signal.take(SIGNAL_TAKE);
+    if (Date.now() - this.lastFullPoll >= (this.options.fullPollMs ?? 5000)) {
+      this.lastFullPoll = Date.now();
+      this.more.clear();
+      return { keys: all, signalled: taken.length };
+    }
+    const due = new Set([...this.more].filter((key) => this.streams.has(key)));
+    this.more.clear();
+    for (const dir of taken) {
+      const key = new DirectoryKeys(this.options.keyPrefix, dir).outbox;
+      // a directory this dispatcher does not read (yet): its entries wait for a full poll
+      if (this.streams.has(key)) due.add(key);
+    }
+    return { keys: [...due], signalled: taken.length };
   }
 
   /** The sweeper: takes over entries another (crashed) consumer read and never acked. */

@@ -84,7 +84,8 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, wh
 /**
  * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued), its queue
  * holds no waiting, active, delayed or prioritized job, and its admission holds nothing (the worker's
- * "completed" handler has freed the last job's slot, so no write of that job is still on its way).
+ * "completed" handler has freed the last job's slot, so no write of that job is still on its way), then has
+ * the worker write its buffered per-minute counters.
  */
 export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
   const queue = e.runtime!.queues.directory(dir);
@@ -95,6 +96,8 @@ export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000):
     const { backlog, admitted } = await e.runtime!.queues.admission.depth(dir);
     return backlog === 0 && admitted === 0;
   }, timeoutMs, `directory ${dir} idle`);
+  // the last jobs' platform calls and sync lag, which the worker writes to the status page's counters once a second
+  await e.runtime!.flushCounters();
 }
 
 export const TOKENS = { wf: "wf-token-1", em: "em-token-1" };

@@ -1,0 +1,74 @@
+/**
+ * Which outboxes have news, for the dispatcher on Redis Cluster.
+ *
+ *   <keyPrefix>:outbox:changed   SET   ids of the directories whose outbox got an entry since a dispatcher
+ *                                      last took them (SPOP)
+ *
+ * On single Redis (and Sentinel) the dispatcher blocks on one XREADGROUP over every outbox and needs no
+ * signal. On a cluster one command may only name keys of one slot ("CROSSSLOT Keys in request don't hash to
+ * the same slot"), and every directory's outbox is in its own slot, so the dispatcher would read every
+ * outbox, one command each, on every round: with 1,000 directories that was 1,000 reads a round per worker,
+ * nearly all of them empty. With the signal it reads only the outboxes named in the set.
+ *
+ * The write scripts cannot add to this set themselves: it is not in the directory's slot ("all the keys
+ * of a script must hash to the same slot" on a cluster). So the store adds the directory after its write
+ * script has committed. A signal lost on the way (the process died between the two; a dispatcher took it
+ * and died before reading) only delays the entry: the dispatcher still reads every outbox now and then
+ * (`fullPollMs`), and the entry is in the stream either way.
+ */
+import { Cluster } from "ioredis";
+import type { RedisConnection } from "./connection";
+
+/** One signal per connection and key prefix, so the user and group stores' notes of one tick share one SADD. */
+const shared = new WeakMap<RedisConnection, Map<string, OutboxSignal>>();
+
+/** The signal of this connection and key prefix (made on first use). */
+export function outboxSignalOf(redis: RedisConnection, keyPrefix: string): OutboxSignal {
+  let byPrefix = shared.get(redis);
+  if (!byPrefix) shared.set(redis, (byPrefix = new Map()));
+  let signal = byPrefix.get(keyPrefix);
+  if (!signal) byPrefix.set(keyPrefix, (signal = new OutboxSignal(redis, keyPrefix)));
+  return signal;
+}
+
+/** Key of the set. */
+export function outboxSignalKey(keyPrefix: string): string {
+  return `${keyPrefix}:outbox:changed`;
+}
+
+/** Announces and takes directories whose outbox has new entries (a no-op off Redis Cluster). */
+export class OutboxSignal {
+  private readonly key: string;
+  /** Only a cluster needs the signal (see above). */
+  readonly active: boolean;
+
+  constructor(private readonly redis: RedisConnection, keyPrefix: string) {
+    this.key = outboxSignalKey(keyPrefix);
+    this.active = redis instanceof Cluster;
+  }
+
+  /** Directories noted since the last SADD. */
+  private pending = new Set<string>();
+
+  /**
+   * After a write script that appended to the directory's outbox committed. The directories noted in one
+   * turn of the event loop go out in one SADD, not awaited: a SCIM answer does not wait for it, and a lost
+   * one only delays the entry until the next full poll (see above).
+   */
+  notify(directoryId: string): void {
+    if (!this.active) return;
+    if (this.pending.size === 0) setImmediate(() => this.flush());
+    this.pending.add(directoryId);
+  }
+
+  private flush(): void {
+    const dirs = [...this.pending];
+    this.pending = new Set();
+    if (dirs.length) this.redis.sadd(this.key, ...dirs).catch(() => undefined);
+  }
+
+  /** Takes up to `count` directories out of the set (each is taken by one dispatcher). */
+  async take(count: number): Promise<string[]> {
+    return (await this.redis.spop(this.key, count)) ?? [];
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Write coalescing (src/store/write-coalescing.ts) against real Redis: the commands sent in one tick leave in
+ * one socket write, in order, each with its own reply; a reconnected connection is coalesced too.
+ */
+import { Redis } from "ioredis";
+import { coalesceWrites, createQueueConnection, waitReady, type RedisConnection } from "../../src/store";
+import { cleanPrefix, testPrefix, TEST_REDIS, TEST_CLUSTER_NODES } from "../helpers/redis";
+
+let redis: RedisConnection;
+let prefix: string;
+
+beforeAll(async () => {
+  redis = createQueueConnection(TEST_REDIS);
+  coalesceWrites(redis);
+  await waitReady(redis);
+});
+beforeEach(() => { prefix = testPrefix(); });
+afterEach(async () => cleanPrefix(redis, prefix));
+afterAll(() => redis.disconnect());
+
+/** The socket of a single-Redis connection, with its write syscalls counted (writev counts once). */
+function countWrites(r: RedisConnection): { count: () => number } {
+  const stream = (r as unknown as { stream: { _writev?: (...a: unknown[]) => void; _write: (...a: unknown[]) => void } }).stream;
+  let n = 0;
+  const w = stream._write;
+  const wv = stream._writev;
+  stream._write = function (...a: unknown[]) { n++; return w.apply(this, a); };
+  if (wv) stream._writev = function (...a: unknown[]) { n++; return wv.apply(this, a); };
+  return { count: () => n };
+}
+
+describe("coalesceWrites", () => {
+  const single = TEST_CLUSTER_NODES.length ? it.skip : it;
+
+  single("should send the commands of one tick in one socket write, each answered in order", async () => {
+    const writes = countWrites(redis);
+    const key = `${prefix}:{d}:k`;
+    const replies = await Promise.all([redis.incr(key), redis.incr(key), redis.get(key), redis.incrby(key, 10), redis.del(key)]);
+    expect(replies).toEqual([1, 2, "2", 12, 1]);
+    expect(writes.count()).toBe(1);
+  });
+
+  it("should keep working after a reconnect", async () => {
+    const own = createQueueConnection(TEST_REDIS) as Redis;
+    coalesceWrites(own);
+    await waitReady(own);
+    const key = `${prefix}:{d}:r`;
+    await own.set(key, "1");
+    own.disconnect(true);
+    await waitReady(own, 10000);
+    expect(await Promise.all([own.incr(key), own.incr(key)])).toEqual([2, 3]);
+    own.disconnect();
+  });
+});
