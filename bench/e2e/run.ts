@@ -13,12 +13,15 @@
  * push to the simulator holding everything) / ideal (goal ≤ 1.15), 429s (goal 0), the call rate achieved
  * over the sync window vs R, Redis memory of the bench's keys and worker RSS over time (target: flat); then
  * a no-drift full resync through the admin API (target < 20 s and 0 write calls). Everything lives under a private
- * Redis key prefix that is deleted at the end (SCAN + UNLINK of `<prefix>*` and `{<prefix>}*` only).
+ * Redis key prefix that is deleted at the end (SCAN + UNLINK of `<prefix>*`, `{<prefix>}*` and the queue shards'
+ * `{<prefix>:q<n>}*` only).
  *
  * Env: USER_COUNT (10000), GROUP_COUNT (200), MEMBERSHIP_COUNT (50000), CLIENTS (32), RATE (500), CONCURRENCY (16, the
  * directory's reconciles at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360),
  * MEMBER_BATCH (100, the directory's platform.memberBatchSize), WORKER_NODE_ARGS (extra node arguments of the worker processes, e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them; the profile is written when the bench stops them).
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them; the profile is written when the bench stops them), HOLD_WORKERS ("1": the
+ * worker processes are stopped (SIGSTOP) while the push runs and continued once it is over, so the sync window measures one
+ * worker's own throughput against a full backlog, issue 11 item 6, not the speed of the push; split mode only).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -42,6 +45,7 @@ const SYNC_TIMEOUT_MS = Number(process.env.SYNC_TIMEOUT_S ?? 360) * 1000;
 const MEMBERS_PER_PATCH = 50;
 const MEMBER_BATCH = Number(process.env.MEMBER_BATCH ?? 100);
 const WORKER_NODE_ARGS = (process.env.WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const HOLD_WORKERS = process.env.HOLD_WORKERS === "1" && process.env.BRIDGE !== "all";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DIR = "bench";
@@ -81,7 +85,7 @@ function start(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv
 let stopping = false;
 async function stopChildren(): Promise<void> {
   stopping = true;
-  for (const c of children) if (c.exitCode === null && c.pid) try { process.kill(-c.pid, "SIGTERM"); } catch { /* gone */ }
+  for (const c of children) if (c.exitCode === null && c.pid) try { process.kill(-c.pid, "SIGTERM"); process.kill(-c.pid, "SIGCONT"); } catch { /* gone */ }
   const deadline = Date.now() + 10000;
   while (children.some((c) => c.exitCode === null && c.signalCode === null) && Date.now() < deadline) await sleep(100);
   for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) try { process.kill(-c.pid, "SIGKILL"); } catch { /* gone */ }
@@ -134,6 +138,9 @@ function cpuTree(pid: number): number {
   return ticks / 100;
 }
 
+/** Every key of the bench: the directory's, and the queue shards' (`{<prefix>:q<n>}`). */
+const KEY_PATTERNS = [`${PREFIX}*`, `{${PREFIX}}*`, `{${PREFIX}:*`];
+
 async function scanKeys(redis: Redis, pattern: string, each: (keys: string[]) => Promise<void>): Promise<void> {
   let cursor = "0";
   do {
@@ -147,7 +154,7 @@ async function scanKeys(redis: Redis, pattern: string, each: (keys: string[]) =>
 async function prefixMemory(redis: Redis): Promise<{ bytes: number; keys: number }> {
   let bytes = 0;
   let keys = 0;
-  for (const pattern of [`${PREFIX}*`, `{${PREFIX}}*`]) {
+  for (const pattern of KEY_PATTERNS) {
     await scanKeys(redis, pattern, async (batch) => {
       const pipe = redis.pipeline();
       for (const k of batch) pipe.memory("USAGE", k, "SAMPLES", "0");
@@ -160,7 +167,7 @@ async function prefixMemory(redis: Redis): Promise<{ bytes: number; keys: number
 
 async function cleanRedis(redis: Redis): Promise<number> {
   let n = 0;
-  for (const pattern of [`${PREFIX}*`, `{${PREFIX}}*`]) {
+  for (const pattern of KEY_PATTERNS) {
     await scanKeys(redis, pattern, async (keys) => { n += keys.length; await redis.unlink(...keys); });
   }
   return n;
@@ -243,6 +250,8 @@ async function main(): Promise<void> {
   }
   await sleep(1500); // workers: queues created, key verified
   await simPost("/_sim/counters/reset");
+  const signalWorkers = (signal: NodeJS.Signals) => { for (const w of workerProcs) process.kill(-w.proc.pid!, signal); };
+  if (HOLD_WORKERS) signalWorkers("SIGSTOP");
 
   // --- sampler: RSS, sync progress and calls per second (the directory's shared limiter window) ---
   const samples: Array<{ t: number; rss: number[]; cpu: number[]; users: number; groups: number; members: number; callsLastSecond: number }> = [];
@@ -319,6 +328,7 @@ async function main(): Promise<void> {
     });
   });
   const pushEnd = Date.now();
+  if (HOLD_WORKERS) signalWorkers("SIGCONT");
   const pushRequests = USERS + GROUPS + patches.length;
   console.log(`\npush: ${pushRequests} SCIM requests in ${secs(pushEnd - pushStart)} (${(pushRequests / ((pushEnd - pushStart) / 1000)).toFixed(0)} req/s; users ${secs(usersPushed - pushStart)}), ${pushErrors} errors`);
 
@@ -344,8 +354,10 @@ async function main(): Promise<void> {
   for (;;) {
     const { users, groups } = await syncedCounts();
     const members = await appliedMembers();
+    // nothing left in the outbox, and nothing waiting for, holding or waiting out a retry in the directory's
+    // admission (src/store/queue-keys.ts): every job of the shard queue passes through it
     const idle = (await redis.xlen(`${P}outbox`)) === 0
-      && Object.values(await redis.pipeline([["llen", `{${PREFIX}}:dir-${DIR}:wait`], ["zcard", `{${PREFIX}}:dir-${DIR}:delayed`], ["llen", `{${PREFIX}}:dir-${DIR}:active`]]).exec().then((r) => r!.map(([, v]) => Number(v)))).every((n) => n === 0);
+      && Object.values(await redis.pipeline([["zcard", `${P}q:backlog`], ["zcard", `${P}q:inflight`], ["zcard", `${P}q:retrying`]]).exec().then((r) => r!.map(([, v]) => Number(v)))).every((n) => n === 0);
     // the bridge says it is done: believe only the simulator
     if (users >= USERS && groups >= GROUPS && members >= per * GROUPS && idle && (mismatch = await simMismatch()) === "") break;
     if (Date.now() - lastLog > 10000) {
@@ -385,6 +397,7 @@ async function main(): Promise<void> {
   console.log(`429s: ${limited} ${ok(limited === 0)} (goal 0)`);
   console.log(`platform calls: ${calls} (${counters.total.reads} reads, ${counters.total.writes} writes) over a ${secs(windowMs)} sync window`);
   console.log(`achieved rate: ${achieved.toFixed(0)} calls/s = ${((achieved / RATE) * 100).toFixed(1)}% of R=${RATE}/s ${achieved >= 0.9 * RATE ? "(≥ 90% ✓)" : "(< 90% ✗)"}; median of busy seconds ${median}/s`);
+  if (HOLD_WORKERS) console.log(`worker throughput (workers held during the push): ${calls} calls in ${secs(syncedAt - pushEnd)} from their release to the match = ${(calls / ((syncedAt - pushEnd) / 1000)).toFixed(0)} calls/s`);
   console.log(`other faults: ${JSON.stringify({ ...counters.faults, rateLimited: undefined })}`);
   console.log(`worker CPU from the push's start to the match: ${workerCpu.toFixed(1)} s = ${((workerCpu * 1000) / calls).toFixed(2)} ms per platform call; ` +
     `Redis server: ${(((redis1.cpu - redis0.cpu) * 1000) / calls).toFixed(2)} ms CPU and ${((redis1.commands - redis0.commands) / calls).toFixed(1)} commands per platform call ` +
@@ -439,7 +452,7 @@ async function main(): Promise<void> {
   await pool.close();
   await stopChildren();
   fs.rmSync(simConfigFile, { force: true });
-  console.log(`\ncleaned ${await cleanRedis(redis)} Redis keys under ${PREFIX} and {${PREFIX}}`);
+  console.log(`\ncleaned ${await cleanRedis(redis)} Redis keys under ${PREFIX}, {${PREFIX}} and {${PREFIX}:q<n>}`);
   redis.disconnect();
 }
 

@@ -17,11 +17,14 @@
  *
  * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (64), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
- * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`).
+ * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
+ * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`).
  *
  * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
- * masters + 3 replicas (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the
- * bridge at it with `redis.clusterNodes`. Each run has a simulator of its own (no state of an earlier run).
+ * masters + 3 replicas (test/helpers/redis-cluster.ts, the cluster test project's helper; BENCH_CLUSTER_REPLICAS=0:
+ * 3 masters alone) and points the bridge at it with `redis.clusterNodes`. Each run also prints the CPU time
+ * every Redis process spent during it (INFO cpu), masters and replicas apart: on this machine the replicas
+ * share the two cores with the bridge, which a production cluster's replicas, on hosts of their own, do not. Each run has a simulator of its own (no state of an earlier run).
  * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end
  * of each single-Redis run, also on Ctrl-C; the cluster is stopped with its keys. Run: `npm run bench:scale`
  * (e.g. `BENCH_USERS=20 BENCH_GROUPS=2 BENCH_REDIS=single BENCH_WORKERS=1 npm run bench:scale`).
@@ -38,7 +41,7 @@ import { SyncStateStore } from "../../src/store";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
-import { freePort, rssMiB, startChild, type ServerChild } from "../scim/children";
+import { freePort, IMAGE_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
 import { makePool } from "../scim/load";
 import { fmt } from "../scim/report";
@@ -55,9 +58,11 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) => m.trim()).filter(Boolean);
 const SHARDS = envNumber("BENCH_SHARDS", 4);
 const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
-/** The image's node flags (docker/entrypoint.sh), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
-const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
+const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
+/** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
+/** Extra node flags of the server after the image's (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const SERVER_NODE_ARGS = [...IMAGE_NODE_ARGS, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
 const PLATFORM_KEY = `bench-scale-key-${randomBytes(6).toString("hex")}`;
 const SIM_TOKEN = "bench-sim-token";
 
@@ -74,6 +79,28 @@ interface Target {
   client: Redis | Cluster;
   ports: number[];
   redisConfig(prefix: string): Record<string, unknown>;
+  /** CPU seconds (user + system) every Redis process has used so far, masters and replicas apart. */
+  redisCpu(): Promise<RedisCpu>;
+}
+
+interface RedisCpu { masters: number; replicas: number }
+
+/** INFO cpu and the role of each Redis at these ports, summed by role. */
+async function redisCpuOf(ports: number[]): Promise<RedisCpu> {
+  const out: RedisCpu = { masters: 0, replicas: 0 };
+  for (const port of ports) {
+    const r = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1, lazyConnect: true });
+    r.on("error", () => undefined);
+    try {
+      await r.connect();
+      const info = `${await r.info("cpu")}\n${await r.info("replication")}`;
+      const num = (k: string) => Number(new RegExp(`^${k}:([0-9.]+)`, "m").exec(info)?.[1] ?? 0);
+      out[/^role:slave/m.test(info) ? "replicas" : "masters"] += num("used_cpu_user") + num("used_cpu_sys");
+    } finally {
+      r.disconnect();
+    }
+  }
+  return out;
 }
 
 const dirId = (i: number) => `d${String(i).padStart(4, "0")}`;
@@ -125,6 +152,8 @@ interface RunResult {
   /** Peak connections of a process to its busiest Redis node. */
   connsPerNode: Record<string, number>;
   rss: Record<string, number>;
+  /** CPU seconds of the Redis processes from the first push until the simulator matched. */
+  redisCpu: RedisCpu;
 }
 
 /** The SCIM requests of one directory, in push order: users, then groups with their first members. */
@@ -178,7 +207,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const env = { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG: file, BENCH_PLATFORM_KEY: PLATFORM_KEY };
   const preload = path.join(CHILD_JS, "exit-with-parent.js");
   const main = path.join(ROOT, "dist/main.js");
-  const server = await startChild("server", [...IMAGE_NODE_ARGS, main, "server"], env, port, "/healthz", preload);
+  const server = await startChild("server", [...SERVER_NODE_ARGS, main, "server"], env, port, "/healthz", preload);
   children.push(server);
   const workers: ServerChild[] = [];
   for (let w = 0; w < workersN; w++) {
@@ -231,6 +260,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   for (let r = 0; r < longest; r++) for (let i = 0; i < perDir.length; i++) if (r < perDir[i].reqs.length) order.push({ i, r });
   let next = 0;
   let sent = 0;
+  const cpu0 = await target.redisCpu();
   const t0 = Date.now();
   const send = async (method: string, dir: string, p: string, body: object): Promise<Record<string, unknown>> => {
     const res = await pool.request({
@@ -279,6 +309,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     await sleep(2000);
   }
   const matchMs = Date.now() - t0;
+  const cpu1 = await target.redisCpu();
   watching = false;
   await watcher;
   clearInterval(sampler);
@@ -295,6 +326,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     firstSync: { median: percentile(waits, 50), p99: percentile(waits, 99), max: waits[waits.length - 1] },
     slowest, shardMedians: byShard.map((w) => percentile(w.sort((a, b) => a - b), 50)),
     conns: peakConns, connsPerNode: peakPerNode, rss: peakRss,
+    redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas },
   };
   await pool.close();
   for (const c of procs) await c.stop();
@@ -309,6 +341,7 @@ function print(r: RunResult): void {
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
   console.log(`  first sync wait per directory: median ${fmt(r.firstSync.median / 1000)} s, p99 ${fmt(r.firstSync.p99 / 1000)} s, max ${fmt(r.firstSync.max / 1000)} s (max ÷ median ${fmt(r.firstSync.max / Math.max(1, r.firstSync.median))}; goal ≤ 2)`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
+  console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
   console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
@@ -324,24 +357,26 @@ async function singleTarget(): Promise<Target> {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: "scim-bridge-bench", retryStrategy: (n) => (n > 5 ? null : 200) });
   redis.on("error", () => undefined);
   await redis.ping();
-  return { mode: "single", client: redis, ports: [Number(new URL(REDIS_URL).port || 6379)], redisConfig: (keyPrefix) => ({ url: REDIS_URL, keyPrefix }) };
+  const ports = [Number(new URL(REDIS_URL).port || 6379)];
+  return { mode: "single", client: redis, ports, redisConfig: (keyPrefix) => ({ url: REDIS_URL, keyPrefix }), redisCpu: () => redisCpuOf(ports) };
 }
 
 async function clusterTarget(): Promise<Target> {
-  const cluster: LocalCluster = await startRedisCluster(set);
+  const cluster: LocalCluster = await startRedisCluster(set, 2000, CLUSTER_REPLICAS);
   clusterClient = new Cluster(cluster.seeds.map((s) => ({ host: "127.0.0.1", port: Number(s.split(":")[1]) })), { redisOptions: { connectionName: "scim-bridge-bench" } });
   clusterClient.on("error", () => undefined);
   await clusterClient.ping();
   return {
     mode: "cluster", client: clusterClient, ports: cluster.nodes.map((n) => n.port),
     redisConfig: (keyPrefix) => ({ url: "redis://", clusterNodes: cluster.seeds, keyPrefix }),
+    redisCpu: () => redisCpuOf(cluster.nodes.map((n) => n.port)),
   };
 }
 
 async function main(): Promise<void> {
   for (const m of MODES) if (m !== "single" && m !== "cluster") throw new Error(`BENCH_REDIS: expected single and/or cluster, got ${m}`);
   console.log(`bench/scale — node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; ${SHARDS} queue shards × ${SHARD_CONCURRENCY} jobs; workers: ${WORKER_COUNTS.join(", ")} (node ${WORKER_NODE_ARGS.join(" ")}); Redis: ${MODES.join(", ")}`);
+  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; ${SHARDS} queue shards × ${SHARD_CONCURRENCY} jobs; workers: ${WORKER_COUNTS.join(", ")} (node ${WORKER_NODE_ARGS.join(" ")}); Redis: ${MODES.join(", ")}${MODES.includes("cluster") ? ` (cluster: 3 masters × ${CLUSTER_REPLICAS} replica(s))` : ""}`);
   const build = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   spawnSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "bench/scim/tsconfig.json"], { cwd: ROOT });

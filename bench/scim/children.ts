@@ -19,6 +19,12 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
+/**
+ * The node flags the product runs with (docker/entrypoint.sh and `npm start`): the bench starts the
+ * bridge's roles with them, so the RSS and CPU it reports are those of the image.
+ */
+export const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
+
 let clockTicks = 100;
 try {
   clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;

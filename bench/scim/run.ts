@@ -2,8 +2,11 @@
  * bench/scim — the SCIM server side by side with the plain library set-up (scimmy + scimmy-routers on
  * express 4 with in-memory arrays, DESIGN.md §6), both in child processes, driven by 50 concurrent clients:
  *
- *   1. POST /Users, in BENCH_ROUNDS (3) interleaved rounds that grow each directory to 10,000 users
- *      (round r: baseline then ours, or ours then baseline, alternating);
+ *   1. POST /Users: first an untimed warm-up of BENCH_WARMUP_USERS (1,000) users on each side, the
+ *      same requests to both (so neither is timed while its JIT is still compiling the request path:
+ *      unwarmed, ours went from ~930 to ~1,440 req/s across the rounds while the baseline stayed flat),
+ *      then BENCH_ROUNDS (3) interleaved timed rounds that grow each directory to 10,000 users (round r:
+ *      baseline then ours, or ours then baseline, alternating; the warm-up users count in the 10,000);
  *   2. GET /Users?filter=userName eq "<random existing>" over 10,000 users, again in interleaved rounds;
  *      for both, the ratio ours/baseline of each round and their median;
  *   3. server RSS at 10,000 users, and its peak under the 50-connection runs;
@@ -15,11 +18,11 @@
  *      small directory of their own; the time from a one-member PATCH answer until the simulator's group
  *      shows it, BENCH_ROUNDS rounds of BENCH_SYNC_CHANGES (20) changes, median of the per-round p99.
  *
- * Ours is the production entry point in the `server` role alone (`node dist/main.js server`, built
+ * Ours is the production entry point in the `server` role alone (`node --max-semi-space-size=4 --heap-growing-percent=50 dist/main.js server`, the image's flags, built
  * first: no workers, which would retry against the unreachable platform and disturb both sides), with
  * its durable state in the Redis at REDIS_URL under a private prefix `bench-<uuid>`, deleted at the end
  * (also on error and Ctrl-C). Run: `npm run bench:scim`. Knobs (env): BENCH_CLIENTS (50), BENCH_USERS
- * (10000), BENCH_ROUNDS (3), BENCH_GROUP_MEMBERS (50000), BENCH_BASELINE_GROUP_MEMBERS (5000),
+ * (10000), BENCH_WARMUP_USERS (1000), BENCH_ROUNDS (3), BENCH_GROUP_MEMBERS (50000), BENCH_BASELINE_GROUP_MEMBERS (5000),
  * BENCH_SECONDS (10, per timed run).
  */
 import { spawnSync } from "node:child_process";
@@ -29,7 +32,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
-import { cpuMs, freePort, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
+import { cpuMs, freePort, IMAGE_NODE_ARGS, machineBusyMs, rssMiB, startChild, type ServerChild } from "./children";
 import { groupRequest, seedGroup, seedUsers } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec, type Summary } from "./load";
 import { idFromBody, lookups as lookupSpec, memberPatches, PATCH_SIZE, postUsers as postSpec, type Target } from "./scenarios";
@@ -46,6 +49,7 @@ const GROUP_MEMBERS = env("BENCH_GROUP_MEMBERS", 50_000);
 const BASELINE_GROUP_MEMBERS = env("BENCH_BASELINE_GROUP_MEMBERS", 5_000);
 const SECONDS = env("BENCH_SECONDS", 10);
 const ROUNDS = env("BENCH_ROUNDS", 3);
+const WARMUP_USERS = Math.min(env("BENCH_WARMUP_USERS", 1000), USERS);
 const SYNC_CHANGES = env("BENCH_SYNC_CHANGES", 20);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const DIRECTORY = "bench";
@@ -162,8 +166,8 @@ async function main(): Promise<void> {
       platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "BENCH_UNUSED_PLATFORM_KEY" },
     }, syncDirectory],
   };
-  // started as the Docker image and `npm start` start it (see the Dockerfile's ENTRYPOINT)
-  const oursChild = await startChild("ours", ["--max-semi-space-size=4", path.join(ROOT, "dist/main.js"), "server"],
+  // started as the Docker image and `npm start` start it (docker/entrypoint.sh: the same node flags)
+  const oursChild = await startChild("ours", [...IMAGE_NODE_ARGS, path.join(ROOT, "dist/main.js"), "server"],
     { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) }, oursPort, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
   children.push(oursChild);
 
@@ -184,8 +188,18 @@ async function main(): Promise<void> {
   const usedBefore = Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
   const postRatios: number[] = [];
   const postRuns: Array<{ b: Measured; o: Measured }> = [];
+  if (WARMUP_USERS > 0) {
+    // untimed, on both sides alike: the same users 0…WARMUP_USERS-1, so the timed rounds compare warmed servers
+    const t0 = Date.now();
+    for (const t of [baseline, ours]) {
+      const w = await runLoad(t.pool, t.auth, postUsers(t, 0, WARMUP_USERS));
+      if (w.done !== WARMUP_USERS) throw new Error(`POST warm-up incomplete on ${t.label}: ${w.done} of ${WARMUP_USERS}`);
+    }
+    console.log(`\n(POST warm-up, untimed: ${WARMUP_USERS.toLocaleString("en-US")} users on each side, ${fmt((Date.now() - t0) / 1000)} s)`);
+  }
   for (let r = 0; r < ROUNDS; r++) {
-    const [from, to] = [Math.round((r * USERS) / ROUNDS), Math.round(((r + 1) * USERS) / ROUNDS)];
+    const span = USERS - WARMUP_USERS;
+    const [from, to] = [WARMUP_USERS + Math.round((r * span) / ROUNDS), WARMUP_USERS + Math.round(((r + 1) * span) / ROUNDS)];
     tableHeader(`1.${r + 1} POST /Users, round ${r + 1} of ${ROUNDS}: directory growing ${from.toLocaleString("en-US")} → ${to.toLocaleString("en-US")} users, ${CLIENTS} clients`);
     const run = await interleaved(r, () => measured(baseline, postUsers(baseline, from, to), 0), () => measured(ours, postUsers(ours, from, to), 2));
     const [sb, so] = [summarise(run.b.r), summarise(run.o.r)];

@@ -53,13 +53,13 @@ async function onNode<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T>
   }
 }
 
-/** Starts 6 nodes and joins them: 3 masters with one replica each. */
-export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000): Promise<LocalCluster> {
-  const nodes = await Promise.all(Array.from({ length: 6 }, (_, i) => startServer(set, `redis-cluster-${i}`, [
+/** Starts 3 masters with `replicas` replicas each (default 1: 6 nodes) and joins them. */
+export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, replicas = 1): Promise<LocalCluster> {
+  const nodes = await Promise.all(Array.from({ length: 3 * (1 + replicas) }, (_, i) => startServer(set, `redis-cluster-${i}`, [
     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(nodeTimeoutMs),
   ])));
   const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
-  await run(CLI, ["--cluster", "create", ...seeds, "--cluster-replicas", "1", "--cluster-yes"], { timeout: 30000 });
+  await run(CLI, ["--cluster", "create", ...seeds, "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: 30000 });
   const alive = () => nodes.filter((n) => n.proc.running);
 
   const c: LocalCluster = {
@@ -90,7 +90,7 @@ export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000): 
   for (;;) {
     const roles = await Promise.all(nodes.map((n) => onNode(n.port, (r) => r.info("replication"))));
     const replicasUp = roles.filter((s) => /role:slave/.test(s) && /master_link_status:up/.test(s)).length;
-    if (replicasUp === 3) break;
+    if (replicasUp === 3 * replicas) break;
     if (Date.now() > end) throw new Error(`replicas not in sync:\n${roles.join("\n---\n")}`);
     await sleep(100);
   }
