@@ -59,6 +59,8 @@ const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) =
 const SHARDS = envNumber("BENCH_SHARDS", 4);
 const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
 const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
+/** How often RSS and Redis connections are sampled (ms). */
+const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 /** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
 /** Extra node flags of the server after the image's (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
@@ -85,6 +87,20 @@ interface Target {
 
 interface RedisCpu { masters: number; replicas: number }
 
+/** The role (master, replica) of each Redis at these ports. */
+async function redisRolesOf(ports: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const port of ports) {
+    const r = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1, lazyConnect: true });
+    r.on("error", () => undefined);
+    try {
+      await r.connect();
+      out.set(port, /^role:slave/m.test(await r.info("replication")) ? "replica" : "master");
+    } catch { out.set(port, "?"); } finally { r.disconnect(); }
+  }
+  return out;
+}
+
 /** INFO cpu and the role of each Redis at these ports, summed by role. */
 async function redisCpuOf(ports: number[]): Promise<RedisCpu> {
   const out: RedisCpu = { masters: 0, replicas: 0 };
@@ -108,10 +124,11 @@ const tokenOf = (dir: string, tag: string) => `bench-${tag}-${dir}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * TCP connections of `pid` to any of `ports` (its socket fds matched against /proc/net/tcp{,6}): in all,
+ * TCP connections of `pid` to any of `ports` (its socket fds matched against /proc/net/tcp{,6}, each socket
+ * counted once): in all,
  * and to the busiest one port (a managed Redis caps connections per node).
  */
-function redisConnections(pid: number, ports: number[]): { total: number; perNode: number } {
+function redisConnections(pid: number, ports: number[]): { total: number; perNode: number; byPort: Map<number, number> } {
   const inodes = new Set<string>();
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -126,11 +143,14 @@ function redisConnections(pid: number, ports: number[]): { total: number; perNod
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
       const remotePort = f[2].split(":")[1];
-      if (f[3] === "01" && hex.has(remotePort) && inodes.has(f[9])) byPort.set(remotePort, (byPort.get(remotePort) ?? 0) + 1); // 01: ESTABLISHED
+      // 01: ESTABLISHED. Each socket once: a read of /proc/net/tcp while sockets open and close can list an
+      // entry twice (the kernel walks its table in chunks), which counted up to 19 for 14 sockets
+      if (f[3] === "01" && hex.has(remotePort) && inodes.delete(f[9])) byPort.set(remotePort, (byPort.get(remotePort) ?? 0) + 1);
     }
   }
   const counts = [...byPort.values()];
-  return { total: counts.reduce((a, b) => a + b, 0), perNode: Math.max(0, ...counts) };
+  const ports10 = new Map([...byPort].map(([h, n]) => [parseInt(h, 16), n]));
+  return { total: counts.reduce((a, b) => a + b, 0), perNode: Math.max(0, ...counts), byPort: ports10 };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -152,6 +172,8 @@ interface RunResult {
   /** Peak connections of a process to its busiest Redis node. */
   connsPerNode: Record<string, number>;
   rss: Record<string, number>;
+  /** When each process's connection count peaked (ms after its start) and to which ports, with each port's role. */
+  peakAt: Record<string, { ms: number; byPort: Array<{ port: number; role: string; n: number }> }>;
   /** CPU seconds of the Redis processes from the first push until the simulator matched. */
   redisCpu: RedisCpu;
 }
@@ -220,18 +242,22 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const peakRss: Record<string, number> = {};
   const peakConns: Record<string, number> = {};
   const peakPerNode: Record<string, number> = {};
+  const peakSeen: Record<string, { ms: number; byPort: Map<number, number> }> = {};
+  const started = Date.now();
   const sample = () => {
     for (const p of procs) {
       try {
         peakRss[p.name] = Math.max(peakRss[p.name] ?? 0, rssMiB(p.pid));
         const c = redisConnections(p.pid, redisPorts);
+        if (c.total > (peakConns[p.name] ?? 0)) peakSeen[p.name] = { ms: Date.now() - started, byPort: c.byPort };
         peakConns[p.name] = Math.max(peakConns[p.name] ?? 0, c.total);
         peakPerNode[p.name] = Math.max(peakPerNode[p.name] ?? 0, c.perNode);
       } catch { /* exited */ }
     }
   };
   sample();
-  const sampler = setInterval(sample, 1000);
+  // often enough to see a connection that lives for a few milliseconds (ioredis's slot refresher)
+  const sampler = setInterval(sample, SAMPLE_MS);
 
   // per directory: its first push and its first synced item
   const state = new SyncStateStore(target.client, prefix);
@@ -310,6 +336,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   }
   const matchMs = Date.now() - t0;
   const cpu1 = await target.redisCpu();
+  const roles = await redisRolesOf(redisPorts);
   watching = false;
   await watcher;
   clearInterval(sampler);
@@ -326,6 +353,9 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     firstSync: { median: percentile(waits, 50), p99: percentile(waits, 99), max: waits[waits.length - 1] },
     slowest, shardMedians: byShard.map((w) => percentile(w.sort((a, b) => a - b), 50)),
     conns: peakConns, connsPerNode: peakPerNode, rss: peakRss,
+    peakAt: Object.fromEntries(Object.entries(peakSeen).map(([name, { ms, byPort }]) => [name, {
+      ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
+    }])),
     redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas },
   };
   await pool.close();
@@ -347,6 +377,8 @@ function print(r: RunResult): void {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
     const perNode = r.mode === "cluster" ? ` (${r.connsPerNode[name]} to the busiest node)` : "";
     console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}`);
+    const at = r.peakAt[name];
+    if (at) console.log(`    peak reached +${fmt(at.ms / 1000)} s after start: ${at.byPort.map((b) => `${b.n} to :${b.port} (${b.role})`).join(", ")}`);
   }
   const ok = w.every((n) => r.conns[n] <= 16 && r.rss[n] < 250);
   const okPerNode = w.every((n) => r.connsPerNode[n] <= 16 && r.rss[n] < 250);
