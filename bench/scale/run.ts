@@ -81,29 +81,17 @@ interface Target {
   client: Redis | Cluster;
   ports: number[];
   redisConfig(prefix: string): Record<string, unknown>;
-  /** CPU seconds (user + system) every Redis process has used so far, masters and replicas apart. */
-  redisCpu(): Promise<RedisCpu>;
+  /** Every Redis process of the target: its role and the CPU it has used so far. */
+  redisNodes(): Promise<RedisNode[]>;
 }
 
 interface RedisCpu { masters: number; replicas: number }
 
-/** The role (master, replica) of each Redis at these ports. */
-async function redisRolesOf(ports: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  for (const port of ports) {
-    const r = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1, lazyConnect: true });
-    r.on("error", () => undefined);
-    try {
-      await r.connect();
-      out.set(port, /^role:slave/m.test(await r.info("replication")) ? "replica" : "master");
-    } catch { out.set(port, "?"); } finally { r.disconnect(); }
-  }
-  return out;
-}
+interface RedisNode { port: number; role: "master" | "replica"; cpu: number }
 
-/** INFO cpu and the role of each Redis at these ports, summed by role. */
-async function redisCpuOf(ports: number[]): Promise<RedisCpu> {
-  const out: RedisCpu = { masters: 0, replicas: 0 };
+/** Each Redis at these ports: its role and the CPU seconds (user + system) it has used so far (INFO). */
+async function redisNodesOf(ports: number[]): Promise<RedisNode[]> {
+  const out: RedisNode[] = [];
   for (const port of ports) {
     const r = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1, lazyConnect: true });
     r.on("error", () => undefined);
@@ -111,11 +99,18 @@ async function redisCpuOf(ports: number[]): Promise<RedisCpu> {
       await r.connect();
       const info = `${await r.info("cpu")}\n${await r.info("replication")}`;
       const num = (k: string) => Number(new RegExp(`^${k}:([0-9.]+)`, "m").exec(info)?.[1] ?? 0);
-      out[/^role:slave/m.test(info) ? "replicas" : "masters"] += num("used_cpu_user") + num("used_cpu_sys");
+      out.push({ port, role: /^role:slave/m.test(info) ? "replica" : "master", cpu: num("used_cpu_user") + num("used_cpu_sys") });
     } finally {
       r.disconnect();
     }
   }
+  return out;
+}
+
+/** CPU seconds of these nodes, summed by role. */
+function cpuByRole(nodes: RedisNode[]): RedisCpu {
+  const out: RedisCpu = { masters: 0, replicas: 0 };
+  for (const n of nodes) out[n.role === "replica" ? "replicas" : "masters"] += n.cpu;
   return out;
 }
 
@@ -286,7 +281,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   for (let r = 0; r < longest; r++) for (let i = 0; i < perDir.length; i++) if (r < perDir[i].reqs.length) order.push({ i, r });
   let next = 0;
   let sent = 0;
-  const cpu0 = await target.redisCpu();
+  const cpu0 = cpuByRole(await target.redisNodes());
   const t0 = Date.now();
   const send = async (method: string, dir: string, p: string, body: object): Promise<Record<string, unknown>> => {
     const res = await pool.request({
@@ -335,8 +330,9 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     await sleep(2000);
   }
   const matchMs = Date.now() - t0;
-  const cpu1 = await target.redisCpu();
-  const roles = await redisRolesOf(redisPorts);
+  const nodes1 = await target.redisNodes();
+  const cpu1 = cpuByRole(nodes1);
+  const roles = new Map(nodes1.map((n) => [n.port, n.role]));
   watching = false;
   await watcher;
   clearInterval(sampler);
@@ -390,7 +386,7 @@ async function singleTarget(): Promise<Target> {
   redis.on("error", () => undefined);
   await redis.ping();
   const ports = [Number(new URL(REDIS_URL).port || 6379)];
-  return { mode: "single", client: redis, ports, redisConfig: (keyPrefix) => ({ url: REDIS_URL, keyPrefix }), redisCpu: () => redisCpuOf(ports) };
+  return { mode: "single", client: redis, ports, redisConfig: (keyPrefix) => ({ url: REDIS_URL, keyPrefix }), redisNodes: () => redisNodesOf(ports) };
 }
 
 async function clusterTarget(): Promise<Target> {
@@ -401,7 +397,7 @@ async function clusterTarget(): Promise<Target> {
   return {
     mode: "cluster", client: clusterClient, ports: cluster.nodes.map((n) => n.port),
     redisConfig: (keyPrefix) => ({ url: "redis://", clusterNodes: cluster.seeds, keyPrefix }),
-    redisCpu: () => redisCpuOf(cluster.nodes.map((n) => n.port)),
+    redisNodes: () => redisNodesOf(cluster.nodes.map((n) => n.port)),
   };
 }
 
