@@ -24,7 +24,7 @@ import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { DirectoryKeys, OutboxSignal, SyncStateStore, type SyncKind } from "../store";
+import { DirectoryKeys, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 
 export const DISPATCH_GROUP = "dispatch";
@@ -85,7 +85,7 @@ export class OutboxDispatcher {
   ) {
     this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
     this.state = new SyncStateStore(redis, options.keyPrefix);
-    this.signal = new OutboxSignal(redis, options.keyPrefix);
+    this.signal = outboxSignalOf(redis, options.keyPrefix);
   }
 
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
