@@ -34,7 +34,7 @@ import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
-import { KeyMonitor } from "../sync/key-check";
+import { KeyMonitor, keyFingerprint } from "../sync/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/revival";
 import { createProcessor } from "../sync/processor";
@@ -62,6 +62,8 @@ export interface SyncRuntime {
   canTakeJobs(): boolean;
   /** Writes the per-minute counters summed so far (they are written once a second, and by `close`). */
   flushCounters(): Promise<void>;
+  /** Resolves once the platform key checks due now (at start, for added directories) are done. */
+  keyChecksSettled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,8 @@ export interface RuntimeOptions {
 /** Starts the shard workers and the dispatcher for every configured directory. */
 export async function startSyncRuntime(config: Config, logger: Logger, opts: RuntimeOptions = {}): Promise<SyncRuntime> {
   const env = opts.env ?? process.env;
+  /** This process among the workers (the outbox consumer group's consumer, the key checks' claims). */
+  const consumer = opts.consumer ?? `${hostname()}-${process.pid}`;
   const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
   // every job sends a dozen commands on this connection: one socket write per tick, not one per command
   coalesceWrites(redis);
@@ -102,7 +106,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   // one pool of platform connections per origin, and one timer each for the key checks and the revivals,
   // whatever the number of directories
   const pools = new PlatformPools();
-  const keyChecks = new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.check());
+  // each round verifies the keys no worker has proven in the last half interval (so one alone checks every round)
+  const keyChecks = new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.checkUnlessProven());
   const revivals = new DirectoryRounds<Revival>(config.sync.reviveTickMs, (r) => r.tick());
   const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
   // platform calls, sync lag and queue depth of the status page's charts: summed here, written once a second
@@ -157,8 +162,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     } else {
       await queues.queueOf(dir.id).removeJobScheduler(scheduler);
     }
-    monitor = new KeyMonitor(platform, dir, state, pause, log);
-    keyChecks.add(dir.id, monitor, true); // checked now (in the background), then every keyCheckIntervalMs
+    monitor = new KeyMonitor(platform, dir, state, pause, log,
+      { fingerprint: keyFingerprint(dir, env[dir.platform.apiKeyEnv] ?? ""), freshMs: config.sync.keyCheckIntervalMs / 2, holder: consumer });
+    keyChecks.add(dir.id, monitor, true); // checked now (in the background) unless proven lately, then every keyCheckIntervalMs
     await queues.admit(dir.id);
     // a directory being deleted takes no change from its outbox (SCIM refuses it anyway; what waits there is purged)
     if (!deleting) await dispatcher?.addDirectory(dir.id);
@@ -199,7 +205,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
 
   dispatcher = new OutboxDispatcher(redis, blocking ?? redis, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
-    consumer: opts.consumer ?? `${hostname()}-${process.pid}`, sweepIntervalMs: config.sync.sweepIntervalMs,
+    consumer, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000), fullPollMs: opts.outboxFullPollMs,
   }, logger);
   await dispatcher.init();
@@ -210,6 +216,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     queues, dispatcher, workers, addDirectory, removeDirectory, registry,
     canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     flushCounters: () => counters.flush(),
+    keyChecksSettled: () => keyChecks.settled(),
     close: async () => {
       closing = true;
       clearInterval(recovery);

@@ -44,6 +44,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:s:claim-wait:<space>:<name>", type: "SET", module: "name-claims.ts", match: (kp) => dir(kp, "s:claim-wait:[a-z-]+:.*") },
   { pattern: "<kp>:{<dir>}:s:st:<status>", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:st:(pending|synced|failed|deprovisioned)") },
   { pattern: "<kp>:{<dir>}:s:meta", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:meta") },
+  { pattern: "<kp>:{<dir>}:s:key-check:<fingerprint>", type: "STRING", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:key-check:[0-9a-f]{16}") },
   { pattern: "<kp>:{<dir>}:s:embed-groups", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:embed-groups") },
   { pattern: "<kp>:{<dir>}:s:rate", type: "ZSET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:rate") },
   { pattern: "<kp>:{<dir>}:q:<backlog|inflight|retrying|hold>", type: "ZSET or STRING", module: "queue-keys.ts", match: (kp) => dir(kp, "q:(backlog|inflight|retrying|hold)") },

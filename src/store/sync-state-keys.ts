@@ -7,7 +7,9 @@
  *   P s:gm:<id>       SET   member ids whose membership of group <id> is applied on the platform
  *   P s:gc:<id>       ZSET  member ids whose membership of group <id> changed since its last reconcile
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status
- *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt
+ *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt, keyFingerprint
+ *   P s:key-check:<f> STRING the worker checking the directory's platform key <f> (a fingerprint) now; deleted
+ *                           after the check, expires if its worker dies (one check of a key at a time)
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied
  *   P s:rate          ZSET  the directory's platform-call rate window (call tokens scored by time, ms)
  */
@@ -32,6 +34,7 @@ export class SyncStateKeys {
   /** What every status set's key starts with (scripts append the status). */
   get statusPrefix(): string { return `${this.p}s:st:`; }
   get meta(): string { return `${this.p}s:meta`; }
+  keyCheck(fingerprint: string): string { return `${this.p}s:key-check:${fingerprint}`; }
   get embedGroups(): string { return `${this.p}s:embed-groups`; }
   get rateWindow(): string { return `${this.p}s:rate`; }
 }

@@ -275,6 +275,19 @@ export class SyncStateStore {
     return this.redis.hgetall(this.metaKey(dir));
   }
 
+  /** Takes the check of the directory's platform key `fingerprint` for `ttlMs` (SET NX PX): false while another worker holds it. */
+  async claimKeyCheck(dir: string, fingerprint: string, holder: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys(dir).keyCheck(fingerprint), holder, "PX", ttlMs, "NX")) === "OK";
+  }
+
+  /**
+   * Ends a key check (its record now stands for the key). A check that outlived its claim may end another
+   * worker's: then a third worker may check the same key too, which costs one call and harms nothing.
+   */
+  async releaseKeyCheck(dir: string, fingerprint: string): Promise<void> {
+    await this.redis.del(this.keys(dir).keyCheck(fingerprint));
+  }
+
   async setMeta(dir: string, fields: Record<string, string | undefined>): Promise<void> {
     const set = Object.entries(fields).filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, v as string]);
     const del = Object.entries(fields).filter(([, v]) => v === undefined).map(([f]) => f);

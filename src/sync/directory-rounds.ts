@@ -52,6 +52,13 @@ export class DirectoryRounds<T> {
     await this.round([...this.items.keys()]);
   }
 
+  /** Resolves once no round runs and no added directory waits for its visit (tests, diagnostics). */
+  async settled(): Promise<void> {
+    while (!this.stopped && (this.running || this.soon.size)) {
+      await (this.running ?? new Promise<void>((resolve) => setImmediate(resolve)));
+    }
+  }
+
   /** Starts the due work unless a round is running (that round picks the `soon` ones up when it ends). */
   private async kick(all = false): Promise<void> {
     if (this.running) {
