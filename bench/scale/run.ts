@@ -9,7 +9,8 @@
  *
  * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
  * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc) and peak RSS of
- * every process; and each directory's wait for its first sync (its first push → its first synced item):
+ * every process; and each directory's wait for its first sync (its first push → the creation time the
+ * simulator stamped on its earliest user, so neither a polling interval nor a poller's load is in it):
  * median, p99, max and max ÷ median, with the slowest directories' shards. Then the ratios of the runs:
  * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis).
  * Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9× single Redis; no
@@ -37,7 +38,6 @@ import path from "node:path";
 import { Cluster, Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
-import { SyncStateStore } from "../../src/store";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
@@ -61,6 +61,8 @@ const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
 const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
 /** How often RSS and Redis connections are sampled (ms). */
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
+/** When set, each run writes every directory's first push and first sync (ms after the push began) there as CSV. */
+const WAITS_FILE = process.env.BENCH_WAITS_FILE;
 /** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
 /** Extra node flags of the server after the image's (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
@@ -254,23 +256,8 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   // often enough to see a connection that lives for a few milliseconds (ioredis's slot refresher)
   const sampler = setInterval(sample, SAMPLE_MS);
 
-  // per directory: its first push and its first synced item
-  const state = new SyncStateStore(target.client, prefix);
+  // per directory: its first push (here) and its first item on the platform (the simulator's meta.created, below)
   const firstPush = new Map<string, number>();
-  const firstSync = new Map<string, number>();
-  let watching = true;
-  const watcher = (async () => {
-    while (watching && firstSync.size < dirs.length) {
-      const pending = dirs.filter((d) => !firstSync.has(d) && firstPush.has(d));
-      if (pending.length) {
-        // one command per directory (each in its own cluster slot; sent together all the same)
-        const res = await Promise.all(pending.map((d) => target.client.scard(state.statusKey(d, "synced"))));
-        const now = Date.now();
-        pending.forEach((d, i) => { if (res[i] > 0) firstSync.set(d, now); });
-      }
-      await sleep(200);
-    }
-  })();
 
   // the push: requests interleaved across directories (every directory starts at once), groups after users
   const pool = makePool(server.origin, PUSH_CLIENTS);
@@ -319,8 +306,10 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const wantGroups = DIRS * GROUPS;
   const wantMembers = DIRS * GROUPS * MEMBERS;
   let last = "";
+  let final: Awaited<ReturnType<SimProcess["state"]>>;
   for (;;) {
     const s = await sim.state();
+    final = s;
     const users = s.scim.users.filter((u) => u.userName.endsWith(`.${tag}@bench.example`)).length;
     const groups = s.scim.groups.filter((g) => g.displayName.endsWith(` ${tag}`));
     const members = groups.reduce((a, g) => a + g.members.length, 0);
@@ -333,13 +322,25 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const nodes1 = await target.redisNodes();
   const cpu1 = cpuByRole(nodes1);
   const roles = new Map(nodes1.map((n) => [n.port, n.role]));
-  watching = false;
-  await watcher;
   clearInterval(sampler);
   sample();
 
+  // the simulator stamps each user with the moment it created it (same machine, same clock): a directory's
+  // first sync is its earliest user there — exact, where polling the bridge would add its interval and load
+  const firstSync = new Map<string, number>();
+  const suffix = `.${tag}@bench.example`;
+  for (const u of final.scim.users) {
+    if (!u.userName.endsWith(suffix)) continue;
+    const d = u.userName.slice(u.userName.indexOf(".") + 1, -suffix.length);
+    const at = Date.parse(String((u.meta as { created?: string } | undefined)?.created));
+    if (!Number.isNaN(at) && at < (firstSync.get(d) ?? Infinity)) firstSync.set(d, at);
+  }
   const waitOf = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstPush.get(d) ?? t0);
   const waits = dirs.map(waitOf).sort((a, b) => a - b);
+  if (WAITS_FILE) {
+    const rows = dirs.map((d) => `${d},${shardOf(d, SHARDS)},${(firstPush.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
+    fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}.csv`, `directory,shard,first_push_ms,first_sync_ms\n${rows.join("\n")}\n`);
+  }
   const byShard = Array.from({ length: SHARDS }, () => [] as number[]);
   for (const d of dirs) byShard[shardOf(d, SHARDS)].push(waitOf(d));
   const slowest = [...dirs].sort((a, b) => waitOf(b) - waitOf(a)).slice(0, 5)
