@@ -23,6 +23,7 @@ import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
   ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, coalesceWrites, createQueueConnection, waitReady,
+  BULLMQ_FULL_CAPABILITY_VERSION, serverVersion, versionAtLeast,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -189,8 +190,10 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
   for (const s of registry.served()) await addDirectory(s.dir, s.deleting);
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
+  const bullmqDefaultsHold = versionAtLeast(await serverVersion(redis), BULLMQ_FULL_CAPABILITY_VERSION);
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),
-    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token));
+    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token),
+    bullmqDefaultsHold);
 
   // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
   // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).

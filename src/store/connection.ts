@@ -79,9 +79,15 @@ class BridgeCluster extends Cluster {
     });
   }
 
-  /** A copy that behaves the same (ioredis's own `duplicate` would return a plain Cluster). */
+  /**
+   * A copy that behaves the same (ioredis's own `duplicate` would return a plain Cluster), without the
+   * ready check: that check is a CLUSTER INFO, which has no key and so goes to a random master, opening a
+   * socket there that a copy (BullMQ's blocking connection of one shard, the registry's subscriber) never
+   * uses again. The original has passed the check; a copy that meets a failing cluster retries its commands
+   * (retryDelayOnClusterDown).
+   */
   override duplicate(...[startupNodes, overrides]: Parameters<Cluster["duplicate"]>): Cluster {
-    const options = { ...this.options, ...overrides } as ClusterOptions;
+    const options = { ...this.options, enableReadyCheck: false, ...overrides } as ClusterOptions;
     if (this.options.redisOptions && overrides?.redisOptions) options.redisOptions = { ...this.options.redisOptions, ...overrides.redisOptions };
     return new BridgeCluster(startupNodes?.length ? startupNodes : this.seeds, options);
   }

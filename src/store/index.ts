@@ -29,4 +29,5 @@ export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";
+export * from "./server-version";
 export { inlineCommand } from "./scripts";

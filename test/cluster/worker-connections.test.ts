@@ -2,7 +2,9 @@
  * Issue 12 §2 on the cluster: "A worker process holds a bounded number of Redis connections whatever the
  * number of directories (goal: ≤ 16 at 1,000 directories)". Counted on every node of the 3+3 cluster, on
  * connections of the test's own: the worker's shared connection (its name), its registry subscriber and
- * BullMQ's blocking connections (named after the prefix's shards); none of them to a replica.
+ * BullMQ's blocking connections (named after the prefix's shards); none of them to a replica. Exactly what
+ * the worker needs: its shared connection to each of the 3 masters, the subscriber, and each shard's
+ * blocking connection to that shard's master only (no socket opened for a keyless INFO or CLUSTER INFO).
  */
 import { Redis } from "ioredis";
 import { createLogger } from "../../src/observability/logger";
@@ -31,7 +33,7 @@ async function connectionsOf(name: string, prefix: string): Promise<{ master: nu
 }
 
 describe("a worker on the cluster", () => {
-  it("should hold at most 16 Redis connections at 200 directories, none to a replica, and sync any directory", async () => {
+  it("should hold at most 16 Redis connections at 200 directories (one per master, subscriber and shard), none to a replica, and sync any directory", async () => {
     const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
     const e = await startSyncEnv({ runtime: false, directories: ids.map((id) => ({ id })) });
     try {
@@ -42,6 +44,7 @@ describe("a worker on the cluster", () => {
       const conns = await connectionsOf(name, e.prefix);
       expect(conns.master).toBeGreaterThanOrEqual(e.config.sync.queueShards);
       expect(conns.master).toBeLessThanOrEqual(16);
+      expect(conns.master).toBeLessThanOrEqual(3 + 1 + e.config.sync.queueShards);
       expect(conns.slave).toBe(0);
     } finally {
       await e.close();
