@@ -41,9 +41,12 @@ import { Revival } from "../sync/revival";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
 import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
+import { inLanes } from "../sync/lanes";
 
 /** How often a worker writes its per-minute counters (src/store/minute-counters.ts). */
 const COUNTER_FLUSH_MS = 1000;
+/** Directories registered at once while a worker starts (each is a few round trips). */
+const STARTUP_LANES = 32;
 
 export interface SyncRuntime {
   queues: SyncQueues;
@@ -188,7 +191,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   keyChecks.start();
   revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
-  for (const s of registry.served()) await addDirectory(s.dir, s.deleting);
+  // a few directories at a time: one after the other, 1,000 directories took seconds of round trips
+  // (more on a cluster) before the first job could run
+  await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
   const bullmqDefaultsHold = versionAtLeast(await serverVersion(redis), BULLMQ_FULL_CAPABILITY_VERSION);
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),

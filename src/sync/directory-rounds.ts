@@ -4,6 +4,7 @@
  * time, instead of a timer per directory (1,000 directories were 1,000 timers each firing on its own).
  * A round that is still running when the next is due is not doubled: the next starts after it.
  */
+import { inLanes } from "./lanes";
 
 /** Runs `visit` for every registered directory every `intervalMs`, at most `parallel` at once. */
 export class DirectoryRounds<T> {
@@ -73,15 +74,10 @@ export class DirectoryRounds<T> {
   }
 
   private async round(ids: string[]): Promise<void> {
-    let next = 0;
-    const lane = async () => {
-      while (next < ids.length && !this.stopped) {
-        const id = ids[next++];
-        this.soon.delete(id);
-        const item = this.items.get(id);
-        if (item !== undefined) await this.visit(item, id).catch(() => undefined);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.parallel, ids.length) }, lane));
+    await inLanes(ids, this.parallel, async (id) => {
+      this.soon.delete(id);
+      const item = this.items.get(id);
+      if (item !== undefined) await this.visit(item, id).catch(() => undefined);
+    }, () => this.stopped);
   }
 }
