@@ -65,9 +65,10 @@ export function machineBusyMs(): number {
 }
 
 /**
- * Starts `node [args]` with `env`, waits until `GET readyPath` on 127.0.0.1:`port` answers (any status).
+ * Starts `node [args]` with `env`, waits until `GET readyPath` on 127.0.0.1:`port` answers (any status; with
+ * `requireOk`, a 2xx: /readyz of a worker that is still starting answers 503).
  */
-export async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, port: number, readyPath: string, preload: string): Promise<ServerChild> {
+export async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, port: number, readyPath: string, preload: string, requireOk = false): Promise<ServerChild> {
   const proc = spawn(process.execPath, ["-r", preload, ...args], { env, stdio: ["ignore", "pipe", "pipe", "ipc"] });
   let tail = "";
   const keep = (chunk: Buffer) => { tail = (tail + chunk.toString()).slice(-4000); };
@@ -94,7 +95,8 @@ export async function startChild(name: string, args: string[], env: NodeJS.Proce
     try {
       const res = await fetch(origin + readyPath);
       await res.arrayBuffer();
-      return child;
+      if (!requireOk || res.ok) return child;
+      throw new Error(`${readyPath} answered ${res.status}`);
     } catch {
       if (Date.now() > deadline) { await child.stop(); throw new Error(`${name} did not answer on ${origin} within 20 s:\n${child.output()}`); }
       await sleep(100);

@@ -23,7 +23,7 @@
  * its durable state in the Redis at REDIS_URL under a private prefix `bench-<uuid>`, deleted at the end
  * (also on error and Ctrl-C). Run: `npm run bench:scim`. Knobs (env): BENCH_CLIENTS (50), BENCH_USERS
  * (10000), BENCH_WARMUP_USERS (1000), BENCH_ROUNDS (3), BENCH_GROUP_MEMBERS (50000), BENCH_BASELINE_GROUP_MEMBERS (5000),
- * BENCH_SECONDS (10, per timed run).
+ * BENCH_SECONDS (10, per timed run), BENCH_OURS_NODE_ARGS (extra node flags for ours, e.g. --cpu-prof).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -51,6 +51,8 @@ const SECONDS = env("BENCH_SECONDS", 10);
 const ROUNDS = env("BENCH_ROUNDS", 3);
 const WARMUP_USERS = Math.min(env("BENCH_WARMUP_USERS", 1000), USERS);
 const SYNC_CHANGES = env("BENCH_SYNC_CHANGES", 20);
+/** Extra node flags for ours (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its CPU goes). */
+const OURS_NODE_ARGS = (process.env.BENCH_OURS_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const DIRECTORY = "bench";
 
@@ -167,7 +169,7 @@ async function main(): Promise<void> {
     }, syncDirectory],
   };
   // started as the Docker image and `npm start` start it (docker/entrypoint.sh: the same node flags)
-  const oursChild = await startChild("ours", [...IMAGE_NODE_ARGS, path.join(ROOT, "dist/main.js"), "server"],
+  const oursChild = await startChild("ours", [...IMAGE_NODE_ARGS, ...OURS_NODE_ARGS, path.join(ROOT, "dist/main.js"), "server"],
     { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) }, oursPort, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
   children.push(oursChild);
 
