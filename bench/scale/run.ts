@@ -5,7 +5,10 @@
  * of BENCH_MEMBERS (10) members over SCIM, all directories at once (BENCH_PUSH_CLIENTS (64) connections,
  * the requests interleaved across directories), into one bridge `server` process, synced by BENCH_WORKERS
  * ("1,3": one run per count) `worker` processes into the platform simulator (its own process, no faults,
- * no rate limit). The bridge runs compiled (`dist/main.js`, built first), one config file for all.
+ * no rate limit). The bridge runs compiled (`dist/main.js`, built first), one config file for all. The
+ * push starts once every worker is ready (/readyz) and after an untimed warm-up: BENCH_WARMUP_USERS (256)
+ * users of a directory of their own (`warmup`, not counted) pushed and synced, so no timed directory waits
+ * for the processes' request paths to compile.
  *
  * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
  * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc) and peak RSS of
@@ -61,6 +64,8 @@ const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
 const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
 /** How often RSS and Redis connections are sampled (ms). */
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
+/** Users pushed to a directory of their own and synced before the timed push (0: no warm-up). */
+const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
 /** When set, each run writes every directory's first push and first sync (ms after the push began) there as CSV. */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
 /** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
@@ -118,6 +123,9 @@ function cpuByRole(nodes: RedisNode[]): RedisCpu {
 
 const dirId = (i: number) => `d${String(i).padStart(4, "0")}`;
 const tokenOf = (dir: string, tag: string) => `bench-${tag}-${dir}`;
+/** The warm-up's own directory (not one of the timed ones) and its users' userName suffix. */
+const WARMUP_DIR = "warmup";
+const warmupSuffix = (tag: string) => `@warmup.${tag}.example`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -215,7 +223,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     metrics: { workerPort: 0 },
     // the sweeper's and admission recovery's interval is the default (5 s): each round visits every directory
     sync: { queueShards: SHARDS, shardConcurrency: SHARD_CONCURRENCY },
-    directories: dirs.map((id) => ({
+    directories: [...dirs, ...(WARMUP_USERS > 0 ? [WARMUP_DIR] : [])].map((id) => ({
       id, tokenHashes: [hashToken(tokenOf(id, tag))], target: "workforce",
       platform: { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY" },
       rateLimit: { max: 1000, durationMs: 1000 }, concurrency: 4,
@@ -272,8 +280,6 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   for (let r = 0; r < longest; r++) for (let i = 0; i < perDir.length; i++) if (r < perDir[i].reqs.length) order.push({ i, r });
   let next = 0;
   let sent = 0;
-  const cpu0 = cpuByRole(await target.redisNodes());
-  const t0 = Date.now();
   const send = async (method: string, dir: string, p: string, body: object): Promise<Record<string, unknown>> => {
     const res = await pool.request({
       method: method as "POST", path: `/scim/v2/${dir}${p}`, body: JSON.stringify(body),
@@ -284,6 +290,22 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     if (res.statusCode >= 300) throw new Error(`${method} ${dir}${p}: ${res.statusCode} ${text.slice(0, 200)}`);
     return text ? JSON.parse(text) as Record<string, unknown> : {};
   };
+  if (WARMUP_USERS > 0) {
+    // untimed: the server's and the workers' request paths compiled before the clock starts, as bench/scim
+    // warms up before its rounds (cold, the first few pushes took up to 4.4 s to be answered)
+    const w0 = Date.now();
+    let w = 0;
+    await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
+      for (let i = w++; i < WARMUP_USERS; i = w++) {
+        await send("POST", WARMUP_DIR, "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `w${i}${warmupSuffix(tag)}`, active: true });
+      }
+    }));
+    while ((await sim.state()).scim.users.filter((u) => u.userName.endsWith(warmupSuffix(tag))).length < WARMUP_USERS) await sleep(200);
+    console.log(`  (warm-up, untimed: ${WARMUP_USERS} users of directory ${WARMUP_DIR} pushed and synced in ${fmt((Date.now() - w0) / 1000)} s)`);
+    sent = 0;
+  }
+  const cpu0 = cpuByRole(await target.redisNodes());
+  const t0 = Date.now();
   await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
     for (;;) {
       const k = next++;
