@@ -1,8 +1,9 @@
 /**
  * `npm run bench:e2e` (not a test): the whole bridge end to end, as processes.
  *   - the platform simulator (`npm run simulator`, SIM_CONFIG temp file) with a rate limit of R calls/s;
- *   - the bridge (`src/main.ts`, config in SCIM_BRIDGE_CONFIG_JSON): one `server` and WORKERS `worker`
- *     processes (or one `all` process with BRIDGE=all), one workforce directory whose rate limit is R too;
+ *   - the bridge as production runs it (built first, then `node <the image's flags> dist/main.js <role>`, config in
+ *     SCIM_BRIDGE_CONFIG_JSON): one `server` and WORKERS `worker` processes (or one `all` process with
+ *     BRIDGE=all), one workforce directory whose rate limit is R too;
  *   - this process pushes USER_COUNT users, GROUP_COUNT groups and MEMBERSHIP_COUNT memberships over SCIM (HTTP, CLIENTS
  *     concurrent connections), then waits until the platform holds all of it: the bridge's bookkeeping first
  *     (cheap to poll), then the SIMULATOR's own state, checked user by user and group member by member.
@@ -23,7 +24,7 @@
  * worker processes are stopped (SIGSTOP) while the push runs and continued once it is over, so the sync window measures one
  * worker's own throughput against a full backlog, issue 11 item 6, not the speed of the push; split mode only).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -31,6 +32,7 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
+import { IMAGE_NODE_ARGS } from "../scim/children";
 
 const USERS = Number(process.env.USER_COUNT ?? 10000);
 const GROUPS = Number(process.env.GROUP_COUNT ?? 200);
@@ -241,7 +243,12 @@ async function main(): Promise<void> {
   };
   const bridgeEnv = { SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config), BENCH_PLATFORM_KEY: PLATFORM_KEY, NODE_ENV: "production" };
   const roles = BRIDGE === "all" ? ["all"] : ["server", ...Array.from({ length: WORKERS }, () => "worker")];
-  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, [...(role === "server" ? [] : WORKER_NODE_ARGS), "--import", "tsx", "src/main.ts", role], bridgeEnv) }));
+  // the production entry point (docker/entrypoint.sh): built JavaScript with the image's node flags, not the
+  // sources through tsx, whose loader hooks the measured processes would otherwise carry
+  const build = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
+  if (build.status !== 0) throw new Error("npm run build failed");
+  const main = path.join(ROOT, "dist/main.js");
+  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, [...IMAGE_NODE_ARGS, ...(role === "server" ? [] : WORKER_NODE_ARGS), main, role], bridgeEnv) }));
   const workerProcs = bridge.filter((b) => b.role !== "server");
   for (let i = 0; ; i++) {
     try { if ((await fetch(`${bridgeUrl}/healthz`)).ok) break; } catch { /* not yet */ }
