@@ -14,6 +14,7 @@ import type { ReconcileContext } from "./context";
 function noUsers(users: UserStore): UserStore {
   const view = Object.create(users) as UserStore;
   view.get = async () => undefined;
+  view.getWithoutGroups = async () => undefined;
   view.find = async () => [];
   view.ids = async () => [];
   view.idsAfter = async () => ({ ids: [], last: 0 });

@@ -41,8 +41,9 @@ async function deprovisionDeleted(c: ReconcileContext, id: string, st: SyncRecor
 /** Reconciles one user of a workforce directory. */
 export async function reconcileWorkforceUser(c: ReconcileContext, id: string): Promise<Outcome> {
   const dirId = c.dir.id;
-  // both reads in one round trip (sent together on the connection, answered in order)
-  const [desired, st] = await Promise.all([c.users.get(dirId, id), c.state.get(dirId, "user", id)]);
+  // both reads in one round trip (sent together on the connection, answered in order); the payload does
+  // not carry groups (User.groups is read-only), so they are not read
+  const [desired, st] = await Promise.all([c.users.getWithoutGroups(dirId, id), c.state.get(dirId, "user", id)]);
   if (!desired) return deprovisionDeleted(c, id, st);
 
   const payload = workforceUserPayload(dirId, desired);
@@ -99,7 +100,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
       // a new platform user (re-created after a platform-side delete) is in none of its groups yet: its
       // groups must add it again, so it leaves their applied sets before they reconcile
       await Promise.all(writes);
-      const groups = ((await c.users.get(dirId, id))?.groups ?? desired.groups).map((g) => g.value);
+      const groups = ((await c.users.get(dirId, id))?.groups ?? []).map((g) => g.value);
       for (const g of groups) await c.state.applyMembers(c.state.appliedMembersKey(dirId, g), [], [id]);
       follow = c.state.markMemberChanged(dirId, id, groups);
     } else follow = c.state.markMemberChanged(dirId, id, "*");
