@@ -48,7 +48,11 @@ describe("queue shards", () => {
       // a name of its own: other suites (and other checkouts' tests) run workers on this Redis meanwhile
       const name = `qs-late-${e.prefix}`;
       e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY }, connectionName: name });
-      const before = await connectionsOf(e, name);
+      // once every shard's blocking connection is up (BullMQ opens them after startSyncRuntime returns)
+      const before = await waitFor(async () => {
+        const conns = await connectionsOf(e, name);
+        return conns.filter((n) => n.startsWith(`{${e.prefix}:q`)).length === e.config.sync.queueShards ? conns : undefined;
+      }, 15000, "every shard's blocking connection");
       const workers = e.runtime!.workers.length;
       const late = { ...e.config.directories[0], id: "late", tokenHashes: e.config.directories[0].tokenHashes };
       await e.runtime!.addDirectory(late);
