@@ -5,6 +5,7 @@
  * that the copy never used again (one idle connection per queue shard). A worker that has read the
  * version here tells BullMQ to skip its own check when the server is new enough for BullMQ's defaults.
  */
+import { isRedisVersionLowerThan } from "bullmq";
 import type { RedisConnection } from "./connection";
 
 /** The version from which BullMQ uses its full capabilities ("canBlockFor1Ms" needs 7.0.8). */
@@ -18,13 +19,10 @@ export async function serverVersion(redis: RedisConnection): Promise<string> {
   return m[1];
 }
 
-/** True when version `a` ≥ `b` (dotted numbers; a missing part counts as 0). */
+/**
+ * True when version `a` ≥ `b`, compared as BullMQ compares them for its own check (its exported
+ * `isRedisVersionLowerThan`), so skipping that check never decides otherwise than the check would.
+ */
 export function versionAtLeast(a: string, b: string): boolean {
-  const pa = a.split(".").map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split(".").map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d > 0;
-  }
-  return true;
+  return !isRedisVersionLowerThan(a, b, "redis");
 }
