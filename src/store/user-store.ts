@@ -14,6 +14,13 @@ import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
 export type UserIndex = "id" | "userName" | "externalId" | "email" | "displayName";
 const INDEX_MODE: Record<UserIndex, string> = { id: "ids", userName: "un", externalId: "ux", email: "ue", displayName: "udn" };
 
+/** A row of readUsers-1.lua: {id, d, v, c, m, groupId1, groupDisplayName1, …} (no group pairs in mode "bare"). */
+function userRecordOf(row: string[]): UserRecord {
+  const groups = [];
+  for (let i = 5; i < row.length; i += 2) groups.push({ value: row[i], display: row[i + 1] });
+  return { id: row[0], body: JSON.parse(row[1]) as Json, version: Number(row[2]), created: row[3], lastModified: row[4], groups };
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
@@ -97,11 +104,7 @@ export class UserStore {
     const k = this.keys(directoryId);
     const vals = index === "id" || index === "externalId" ? values : values.map(norm);
     const rows = await this.redis.readUsers(k.users, k.prefix, INDEX_MODE[index], ...vals);
-    return rows.map((row) => {
-      const groups = [];
-      for (let i = 5; i < row.length; i += 2) groups.push({ value: row[i], display: row[i + 1] });
-      return { id: row[0], body: JSON.parse(row[1]) as Json, version: Number(row[2]), created: row[3], lastModified: row[4], groups };
-    });
+    return rows.map(userRecordOf);
   }
 
   /** One user by id, or undefined. */
@@ -117,7 +120,7 @@ export class UserStore {
   async getWithoutGroups(directoryId: string, id: string): Promise<UserRecord | undefined> {
     const k = this.keys(directoryId);
     const [row] = await this.redis.readUsers(k.users, k.prefix, "bare", id);
-    return row && { id: row[0], body: JSON.parse(row[1]) as Json, version: Number(row[2]), created: row[3], lastModified: row[4], groups: [] };
+    return row && userRecordOf(row);
   }
 
   /** Number of users in the directory. */
