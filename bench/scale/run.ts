@@ -66,7 +66,7 @@ const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 /** Users pushed to a directory of their own and synced before the timed push (0: no warm-up). */
 const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
-/** When set, each run writes every directory's first push and first sync (ms after the push began) there as CSV. */
+/** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV. */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
 /** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
