@@ -23,7 +23,6 @@ import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
   ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, coalesceWrites, createQueueConnection, waitReady,
-  BULLMQ_FULL_CAPABILITY_VERSION, serverVersion, versionAtLeast,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -195,10 +194,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   // (more on a cluster) before the first job could run
   await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
-  const bullmqDefaultsHold = versionAtLeast(await serverVersion(redis), BULLMQ_FULL_CAPABILITY_VERSION);
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),
-    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token),
-    bullmqDefaultsHold);
+    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token));
 
   // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
   // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).

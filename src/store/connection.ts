@@ -80,16 +80,22 @@ class BridgeCluster extends Cluster {
   }
 
   /**
-   * A copy that behaves the same (ioredis's own `duplicate` would return a plain Cluster), without the
-   * ready check: that check is a CLUSTER INFO, which has no key and so goes to a random master, opening a
-   * socket there that a copy (BullMQ's blocking connection of one shard, the registry's subscriber) never
-   * uses again. The original has passed the check; a copy that meets a failing cluster retries its commands
-   * (retryDelayOnClusterDown).
+   * A copy that behaves the same (ioredis's own `duplicate` would return a plain Cluster), without a socket
+   * of its own for a command that has no key. Such a command goes to a random master, and a copy (BullMQ's
+   * blocking connection of one shard, the registry's subscriber) would keep that socket idle ever after:
+   * - the ready check (CLUSTER INFO) is left out: the original has passed it, and a copy that meets a
+   *   failing cluster retries its commands (retryDelayOnClusterDown);
+   * - INFO, which BullMQ sends on every connection it makes to learn the server's version, goes through
+   *   the original, which has a socket to every master. BullMQ must learn the version: without it (its
+   *   `skipVersionCheck`) it assumes Redis 5.0.0 and rounds its blocking waits up to whole seconds, and a
+   *   delayed job (a retry, a 429 hold) due while its worker waited started up to a second late.
    */
   override duplicate(...[startupNodes, overrides]: Parameters<Cluster["duplicate"]>): Cluster {
     const options = { ...this.options, enableReadyCheck: false, ...overrides } as ClusterOptions;
     if (this.options.redisOptions && overrides?.redisOptions) options.redisOptions = { ...this.options.redisOptions, ...overrides.redisOptions };
-    return new BridgeCluster(startupNodes?.length ? startupNodes : this.seeds, options);
+    const copy = new BridgeCluster(startupNodes?.length ? startupNodes : this.seeds, options);
+    copy.info = ((...args: unknown[]) => (this.info as (...a: unknown[]) => unknown)(...args)) as Cluster["info"];
+    return copy;
   }
 }
 

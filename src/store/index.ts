@@ -29,5 +29,4 @@ export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";
-export * from "./server-version";
 export { inlineCommand } from "./scripts";

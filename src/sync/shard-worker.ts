@@ -34,12 +34,10 @@ export type PurgeProcessor = (dir: string, job: Job, token?: string) => Promise<
 
 /**
  * Starts one Worker per shard; `lookup` gives the processor of a directory (undefined: not served here),
- * `purge` runs purge jobs. `skipVersionCheck`: the caller has read the server's version (src/store
- * server-version.ts), so BullMQ's blocking copies need not send INFO (on a cluster, to a random master).
+ * `purge` runs purge jobs.
  */
 export function startShardWorkers(
   redis: RedisConnection, queues: SyncQueues, config: Config, logger: Logger, lookup: (dir: string) => JobProcessor | undefined, purge?: PurgeProcessor,
-  skipVersionCheck = false,
 ): Worker[] {
   const run = async (job: Job, token?: string): Promise<string> => {
     const { dir, kind, id } = job.data as ReconcileJobData;
@@ -70,7 +68,7 @@ export function startShardWorkers(
   for (let n = 0; n < queues.shards; n++) {
     const worker = new Worker(SHARD_QUEUE_NAME, run, {
       connection: redis, prefix: shardPrefix(config.redis.keyPrefix, n), concurrency: config.sync.shardConcurrency,
-      lockDuration: config.sync.lockDurationMs, skipVersionCheck,
+      lockDuration: config.sync.lockDurationMs,
       // a dead worker's job is found by the stalled check, which runs this often (BullMQ's default is a fixed 30 s)
       stalledInterval: config.sync.lockDurationMs,
       // a job whose worker died is handed on; after this many deaths BullMQ fails it (recorded below)
