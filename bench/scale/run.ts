@@ -11,24 +11,32 @@
  * for the processes' request paths to compile.
  *
  * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
- * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc) and peak RSS of
- * every process; and each directory's wait for its first sync (its first push → the creation time the
- * simulator stamped on its earliest user, so neither a polling interval nor a poller's load is in it):
- * median, p99, max and max ÷ median, with the slowest directories' shards. Then the ratios of the runs:
+ * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc), peak RSS
+ * and CPU seconds of every process; and each directory's wait for its first sync (its first push → the
+ * creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
+ * load is in it): median, p99, max and max ÷ median, with the slowest directories' shards. Beside it, the
+ * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
+ * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
+ * seeing the answer (the simulator had often created the user before this process saw it). The workers'
+ * reconcile attempts by outcome and platform calls by status (their /metrics) tell a retried attempt, a
+ * second's wait (sync.backoffMs), from queueing. Then the ratios of the runs:
  * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis).
  * Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9× single Redis; no
  * directory waits more than 2× the median.
  *
- * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (64), the workers' `sync.queueShards`
+ * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (16), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
  * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
  * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`).
  *
  * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
- * masters + 3 replicas (test/helpers/redis-cluster.ts, the cluster test project's helper; BENCH_CLUSTER_REPLICAS=0:
- * 3 masters alone) and points the bridge at it with `redis.clusterNodes`. Each run also prints the CPU time
- * every Redis process spent during it (INFO cpu), masters and replicas apart: on this machine the replicas
- * share the two cores with the bridge, which a production cluster's replicas, on hosts of their own, do not. Each run has a simulator of its own (no state of an earlier run).
+ * masters (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the bridge at it
+ * with `redis.clusterNodes`. No replicas by default, as the single Redis has none: on this machine a
+ * replica shares the two cores with the bridge (80–88 s of CPU in a full-size run, which a production
+ * cluster's replicas spend on hosts of their own), so the ratio would weigh replication, not the cluster;
+ * BENCH_CLUSTER_REPLICAS=1 adds one replica per master. Each run also prints the CPU time every Redis
+ * process spent during it (INFO cpu), masters and replicas apart. Each run has a simulator of its own (no
+ * state of an earlier run).
  * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end
  * of each single-Redis run, also on Ctrl-C; the cluster is stopped with its keys. Run: `npm run bench:scale`
  * (e.g. `BENCH_USERS=20 BENCH_GROUPS=2 BENCH_REDIS=single BENCH_WORKERS=1 npm run bench:scale`).
@@ -44,7 +52,7 @@ import { hashToken } from "../../src/auth/token";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
-import { freePort, IMAGE_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
+import { cpuMs, freePort, IMAGE_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
 import { makePool } from "../scim/load";
 import { fmt } from "../scim/report";
@@ -60,8 +68,8 @@ const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? "1,3").split(",").map(Number
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) => m.trim()).filter(Boolean);
 const SHARDS = envNumber("BENCH_SHARDS", 4);
-const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 64);
-const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 1);
+const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 16);
+const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 0);
 /** How often RSS and Redis connections are sampled (ms). */
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 /** Users pushed to a directory of their own and synced before the timed push (0: no warm-up). */
@@ -162,13 +170,26 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+interface Waits { median: number; p99: number; max: number }
+
+function waitsOf(values: number[]): Waits {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+}
+
 interface RunResult {
   mode: string;
   workers: number;
   pushRps: number;
   pushS: number;
   matchS: number;
-  firstSync: { median: number; p99: number; max: number };
+  /** Each directory's wait for its first sync, from this process sending its first write (the IdP's view). */
+  firstSync: Waits;
+  /**
+   * The same wait from the bridge accepting that write (the `meta.created` it stamped on it): the sync's
+   * part alone, without the request's time in the server's queue or this process's lag.
+   */
+  firstSyncFromAccept: Waits;
   /** The slowest directories: id, shard, first push after the start, wait. */
   slowest: Array<{ d: string; shard: number; pushedAt: number; wait: number }>;
   /** Median first-sync wait of each shard's directories. */
@@ -181,6 +202,26 @@ interface RunResult {
   peakAt: Record<string, { ms: number; byPort: Array<{ port: number; role: string; n: number }> }>;
   /** CPU seconds of the Redis processes from the first push until the simulator matched. */
   redisCpu: RedisCpu;
+  /** CPU seconds of each bridge process over the same span. */
+  procCpu: Record<string, number>;
+  /** Summed over the workers' /metrics: reconcile attempts by outcome, platform calls by status. */
+  attempts: Record<string, number>;
+  calls: Record<string, number>;
+}
+
+/**
+ * Sums a counter of the workers' /metrics by one label (e.g. `sync_jobs_total` by `outcome`): a failed
+ * attempt retried after its backoff (sync.backoffMs) is a directory waiting a second longer, which the
+ * waits alone do not tell apart from queueing.
+ */
+async function sumCounter(workers: ServerChild[], metric: string, label: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const line = new RegExp(`^${metric}\\{[^}]*${label}="([^"]*)"[^}]*\\} (\\S+)$`, "gm");
+  for (const w of workers) {
+    const text = await (await fetch(`${w.origin}/metrics`)).text();
+    for (const m of text.matchAll(line)) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+  }
+  return out;
 }
 
 /** The SCIM requests of one directory, in push order: users, then groups with their first members. */
@@ -219,7 +260,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const config = {
     server: { host: "127.0.0.1", port, publicBaseUrl: `http://127.0.0.1:${port}` },
     redis: target.redisConfig(prefix),
-    log: { level: "warn" },
+    log: { level: process.env.BENCH_LOG_LEVEL ?? "warn" },
     metrics: { workerPort: 0 },
     // the sweeper's and admission recovery's interval is the default (5 s): each round visits every directory
     sync: { queueShards: SHARDS, shardConcurrency: SHARD_CONCURRENCY },
@@ -270,6 +311,8 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const firstPush = new Map<string, number>();
   // and when the server answered that push (how much of the wait is the SCIM request itself)
   const firstAnswer = new Map<string, number>();
+  // and when the bridge accepted it (its own meta.created: no queue in front of the server, no lag of this process)
+  const firstAccepted = new Map<string, number>();
 
   // the push: requests interleaved across directories (every directory starts at once), groups after users
   const pool = makePool(server.origin, PUSH_CLIENTS);
@@ -305,6 +348,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     sent = 0;
   }
   const cpu0 = cpuByRole(await target.redisNodes());
+  const procCpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
   const t0 = Date.now();
   await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
     for (;;) {
@@ -315,7 +359,10 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
       if (!firstPush.has(pd.d)) firstPush.set(pd.d, Date.now());
       const req = pd.reqs[r];
       const created = await send("POST", pd.d, req.path, req.body);
-      if (!firstAnswer.has(pd.d)) firstAnswer.set(pd.d, Date.now());
+      if (!firstAnswer.has(pd.d)) {
+        firstAnswer.set(pd.d, Date.now());
+        firstAccepted.set(pd.d, Date.parse(String((created.meta as { created?: string } | undefined)?.created)));
+      }
       if (req.path === "/Users") pd.ids[r] = String(created.id);
       else if (MEMBERS > 0) {
         const g = r - USERS;
@@ -348,6 +395,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const matchMs = Date.now() - t0;
   const nodes1 = await target.redisNodes();
   const cpu1 = cpuByRole(nodes1);
+  const procCpu = Object.fromEntries(procs.map((p) => [p.name, (cpuMs(p.pid) - (procCpu0.get(p.name) ?? 0)) / 1000]));
   const roles = new Map(nodes1.map((n) => [n.port, n.role]));
   clearInterval(sampler);
   sample();
@@ -363,10 +411,10 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     if (!Number.isNaN(at) && at < (firstSync.get(d) ?? Infinity)) firstSync.set(d, at);
   }
   const waitOf = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstPush.get(d) ?? t0);
-  const waits = dirs.map(waitOf).sort((a, b) => a - b);
+  const waitFromAccept = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstAccepted.get(d) ?? t0);
   if (WAITS_FILE) {
-    const rows = dirs.map((d) => `${d},${shardOf(d, SHARDS)},${(firstPush.get(d) ?? t0) - t0},${(firstAnswer.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
-    fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}.csv`, `directory,shard,first_push_ms,first_answer_ms,first_sync_ms\n${rows.join("\n")}\n`);
+    const rows = dirs.map((d) => `${d},${shardOf(d, SHARDS)},${(firstPush.get(d) ?? t0) - t0},${(firstAccepted.get(d) ?? t0) - t0},${(firstAnswer.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
+    fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}.csv`, `directory,shard,first_push_ms,first_accepted_ms,first_answer_ms,first_sync_ms\n${rows.join("\n")}\n`);
   }
   const byShard = Array.from({ length: SHARDS }, () => [] as number[]);
   for (const d of dirs) byShard[shardOf(d, SHARDS)].push(waitOf(d));
@@ -374,15 +422,26 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     .map((d) => ({ d, shard: shardOf(d, SHARDS), pushedAt: (firstPush.get(d) ?? t0) - t0, wait: waitOf(d) }));
   const result: RunResult = {
     mode: target.mode, workers: workersN, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
-    firstSync: { median: percentile(waits, 50), p99: percentile(waits, 99), max: waits[waits.length - 1] },
+    firstSync: waitsOf(dirs.map(waitOf)), firstSyncFromAccept: waitsOf(dirs.map(waitFromAccept)),
     slowest, shardMedians: byShard.map((w) => percentile(w.sort((a, b) => a - b), 50)),
     conns: peakConns, connsPerNode: peakPerNode, rss: peakRss,
     peakAt: Object.fromEntries(Object.entries(peakSeen).map(([name, { ms, byPort }]) => [name, {
       ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
     }])),
-    redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas },
+    redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas }, procCpu,
+    attempts: await sumCounter(workers, "sync_jobs_total", "outcome"),
+    calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
   await pool.close();
+  if (process.env.DEBUG_JOBS && target.client instanceof Redis) {
+    const { Queue } = await import("bullmq");
+    const rows: string[] = [];
+    for (let n = 0; n < SHARDS; n++) {
+      const q = new Queue("sync", { connection: target.client, prefix: `{${prefix}:q${n}}` });
+      for (const j of await q.getJobs(["completed"], 0, -1)) if (j) rows.push(`${n},${j.data.dir},${j.data.kind},${j.data.id},${j.timestamp - t0},${(j.processedOn ?? 0) - t0},${(j.finishedOn ?? 0) - t0},${j.attemptsMade}`);
+    }
+    fs.writeFileSync(process.env.DEBUG_JOBS, rows.join("\n") + "\n");
+  }
   for (const c of procs) await c.stop();
   children.splice(0);
   if (target.client instanceof Redis) await deleteKeys(target.client, prefix);
@@ -393,14 +452,18 @@ function print(r: RunResult): void {
   const w = Object.keys(r.rss).filter((n) => n.startsWith("worker"));
   console.log(`\n${r.workers} worker process(es), ${r.mode} Redis:`);
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
-  console.log(`  first sync wait per directory: median ${fmt(r.firstSync.median / 1000)} s, p99 ${fmt(r.firstSync.p99 / 1000)} s, max ${fmt(r.firstSync.max / 1000)} s (max ÷ median ${fmt(r.firstSync.max / Math.max(1, r.firstSync.median))}; goal ≤ 2)`);
+  const waits = (w: Waits) => `median ${fmt(w.median / 1000)} s, p99 ${fmt(w.p99 / 1000)} s, max ${fmt(w.max / 1000)} s (max ÷ median ${fmt(w.max / Math.max(1, w.median))}`;
+  console.log(`  first sync wait per directory: ${waits(r.firstSync)}; goal ≤ 2)`);
+  console.log(`    of which after the bridge accepted the write (the sync's part alone): ${waits(r.firstSyncFromAccept)})`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
   console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
+  const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
+  console.log(`  reconcile attempts by outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
   console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
     const perNode = r.mode === "cluster" ? ` (${r.connsPerNode[name]} to the busiest node)` : "";
-    console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}`);
+    console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}; CPU ${fmt(r.procCpu[name])} s`);
     const at = r.peakAt[name];
     if (at) console.log(`    peak reached +${fmt(at.ms / 1000)} s after start: ${at.byPort.map((b) => `${b.n} to :${b.port} (${b.role})`).join(", ")}`);
   }

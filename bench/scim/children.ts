@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** A running server child. */
@@ -74,6 +75,11 @@ export async function startChild(name: string, args: string[], env: NodeJS.Proce
   const keep = (chunk: Buffer) => { tail = (tail + chunk.toString()).slice(-4000); };
   proc.stdout!.on("data", keep);
   proc.stderr!.on("data", keep);
+  if (process.env.BENCH_CHILD_LOG_DIR) {
+    const out = fs.createWriteStream(path.join(process.env.BENCH_CHILD_LOG_DIR, `${name}.log`), { flags: "a" });
+    proc.stdout!.pipe(out);
+    proc.stderr!.pipe(out);
+  }
   let exited: string | undefined;
   proc.once("exit", (code, signal) => { exited = `exited with ${signal ?? code}`; });
   const origin = `http://127.0.0.1:${port}`;
