@@ -27,7 +27,8 @@
  * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (16), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
  * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
- * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`).
+ * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`); BENCH_CHILD_LOG_DIR, a directory each
+ * child process's output is written to (`<name>.log`), with BENCH_LOG_LEVEL their log level (default warn).
  *
  * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
  * masters (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the bridge at it
