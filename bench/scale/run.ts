@@ -434,15 +434,6 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
     calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
   await pool.close();
-  if (process.env.DEBUG_JOBS && target.client instanceof Redis) {
-    const { Queue } = await import("bullmq");
-    const rows: string[] = [];
-    for (let n = 0; n < SHARDS; n++) {
-      const q = new Queue("sync", { connection: target.client, prefix: `{${prefix}:q${n}}` });
-      for (const j of await q.getJobs(["completed"], 0, -1)) if (j) rows.push(`${n},${j.data.dir},${j.data.kind},${j.data.id},${j.timestamp - t0},${(j.processedOn ?? 0) - t0},${(j.finishedOn ?? 0) - t0},${j.attemptsMade}`);
-    }
-    fs.writeFileSync(process.env.DEBUG_JOBS, rows.join("\n") + "\n");
-  }
   for (const c of procs) await c.stop();
   children.splice(0);
   if (target.client instanceof Redis) await deleteKeys(target.client, prefix);
