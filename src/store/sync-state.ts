@@ -291,9 +291,17 @@ export class SyncStateStore {
   async setMeta(dir: string, fields: Record<string, string | undefined>): Promise<void> {
     const set = Object.entries(fields).filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, v as string]);
     const del = Object.entries(fields).filter(([, v]) => v === undefined).map(([f]) => f);
-    const multi = this.redis.multi();
-    if (set.length) multi.hset(this.metaKey(dir), ...set);
-    if (del.length) multi.hdel(this.metaKey(dir), ...del);
-    await multi.exec();
+    // one command where one does (a worker records lastSyncAt and its key's health this way): an ioredis
+    // MULTI builds a Pipeline, which copies every script defined on the connection (BullMQ's and ours),
+    // and a cluster worker's profile showed those copies as ~10% of its CPU
+    if (!del.length) {
+      if (set.length) await this.redis.hset(this.metaKey(dir), ...set);
+      return;
+    }
+    if (!set.length) {
+      await this.redis.hdel(this.metaKey(dir), ...del);
+      return;
+    }
+    await this.redis.multi().hset(this.metaKey(dir), ...set).hdel(this.metaKey(dir), ...del).exec();
   }
 }

@@ -5,7 +5,7 @@
  * Workers that start together check each key once (a claim while one checks). Through real Redis, the
  * runtime and the simulator's count of `GET /v1/deployments` (the key check).
  */
-import { PLATFORM_KEY, startSyncEnv, type SyncEnv } from "../helpers/sync-env";
+import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 
@@ -47,6 +47,15 @@ describe("platform key checks at worker start", () => {
     const checkedAt = (await e.state.meta("wf")).keyCheckedAt;
     await restart();
     expect(await keyChecks()).toBe(before);
+    expect((await e.state.meta("wf")).keyCheckedAt).toBe(checkedAt);
+  });
+
+  it("should not rewrite a fresh proof at the first successful call after a restart", async () => {
+    const checkedAt = (await e.state.meta("wf")).keyCheckedAt;
+    await restart();
+    const res = await e.scim("wf").post("/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "proof.keeper@example.com" }).expect(201);
+    await waitFor(async () => (await e.state.get("wf", "user", res.body.id)).status === "synced" || undefined, 15000, "user synced");
+    // the call succeeded; the proof it would refresh is younger than the refresh interval (10 s)
     expect((await e.state.meta("wf")).keyCheckedAt).toBe(checkedAt);
   });
 
