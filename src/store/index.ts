@@ -25,6 +25,7 @@ export * from "./minute-counters";
 export * from "./item-search";
 export * from "./queue-keys";
 export * from "./outbox-signal";
+export * from "./outbox-ack";
 export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";

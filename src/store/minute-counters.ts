@@ -9,13 +9,13 @@
  * job being queued to its reconcile finishing). Counters add (HINCRBY); gauges keep the minute's highest.
  *
  * With `flushMs` (the worker: a platform call and a reconcile each counted) the values are summed in the
- * process and written every `flushMs`, one pipeline per directory: at platform speed one Redis command per
+ * process and written every `flushMs`, one script call per directory: at platform speed one Redis command per
  * call and one script per reconcile were a measurable share of a worker's CPU and of Redis's (issue 11
  * item 6). The charts are per minute; a second's delay changes nothing they show. `close()` writes what is left.
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { inlineCommand, pipelineCommand } from "./scripts";
+import { inlineCommand } from "./scripts";
 
 export const SERIES = ["idp", "calls", "callFailures", "queue", "lag"] as const;
 export type Series = typeof SERIES[number];
@@ -35,6 +35,26 @@ return 1`;
 
 const MAX_COMMAND = "minuteCounterMax";
 
+/*
+  KEYS[1..n] series hashes of one directory; ARGV: for each value, the index of its key in KEYS, its
+  minute, its value and "max" (a gauge: keeps the minute's highest) or "add" (a counter)
+  Writes a flush's values of one directory in one call (a pipeline per directory and flush built a
+  Pipeline object, which copies every script defined on the connection).
+*/
+const WRITE = `
+for i = 1, #ARGV, 4 do
+  local key = KEYS[tonumber(ARGV[i])]
+  if ARGV[i + 3] == 'max' then
+    local cur = tonumber(redis.call('HGET', key, ARGV[i + 1]) or '-1')
+    if tonumber(ARGV[i + 2]) > cur then redis.call('HSET', key, ARGV[i + 1], ARGV[i + 2]) end
+  else
+    redis.call('HINCRBY', key, ARGV[i + 1], ARGV[i + 2])
+  end
+end
+return 1`;
+
+const WRITE_COMMAND = "minuteCountersWrite";
+
 export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000);
 }
@@ -45,6 +65,7 @@ type Pending = Map<string, Map<string, { value: number; gauge: boolean }>>;
 export class MinuteCounters {
   private readonly trimmed = new Map<string, number>();
   private readonly maxScript: (...args: string[]) => Promise<number>;
+  private readonly writeScript: (...args: string[]) => Promise<number>;
   private pending: Pending = new Map();
   private timer?: NodeJS.Timeout;
   /** Flushes run one after the other. */
@@ -53,6 +74,7 @@ export class MinuteCounters {
   /** `flushMs`: buffer in the process and write every `flushMs` (none: every value is written at once). */
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly flushMs?: number) {
     this.maxScript = inlineCommand(redis, MAX_COMMAND, 1, MAX);
+    this.writeScript = inlineCommand(redis, WRITE_COMMAND, "dynamic", WRITE);
   }
 
   /** Buffers a value; true when buffered (a `flushMs` counter), false when the caller writes it now. */
@@ -71,7 +93,7 @@ export class MinuteCounters {
     return true;
   }
 
-  /** Writes the buffered values (one pipeline per directory: its keys share one hash tag). */
+  /** Writes the buffered values (one script call per directory: its keys share one hash tag). */
   flush(now = Date.now()): Promise<void> {
     const done = this.chain.then(() => this.write(now));
     this.chain = done.catch(() => undefined);
@@ -83,15 +105,15 @@ export class MinuteCounters {
     if (!pending.size) return;
     this.pending = new Map();
     await Promise.all([...pending].map(async ([dir, fields]) => {
-      const pipe = this.redis.pipeline();
-      const series = new Set<Series>();
+      const series: Series[] = [];
+      const args: string[] = [];
       for (const [field, { value, gauge }] of fields) {
         const [name, minute] = field.split(" ") as [Series, string];
-        series.add(name);
-        if (gauge) pipelineCommand(pipe, MAX_COMMAND, this.key(dir, name), minute, String(Math.round(value)));
-        else pipe.hincrby(this.key(dir, name), minute, value);
+        let i = series.indexOf(name);
+        if (i < 0) i = series.push(name) - 1;
+        args.push(String(i + 1), minute, String(gauge ? Math.round(value) : value), gauge ? "max" : "add");
       }
-      for (const [i, [err]] of ((await pipe.exec()) ?? []).entries()) if (err) throw new Error(`minute counter write ${i}: ${err.message}`);
+      await this.writeScript(String(series.length), ...series.map((name) => this.key(dir, name)), ...args);
       for (const name of series) await this.trim(dir, name, now);
     }));
   }

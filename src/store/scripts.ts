@@ -5,7 +5,6 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { ChainableCommander } from "ioredis";
 import type { RedisConnection } from "./connection";
 
 /** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
@@ -40,15 +39,11 @@ const defined = new WeakSet<RedisConnection>();
  * unique across the bridge), and returns a caller: EVALSHA, so the script's text is sent only when Redis
  * does not have it yet. At platform speed the text of `EVAL` was re-sent and re-hashed on every call.
  */
-export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfKeys: number, lua: string): (...args: string[]) => Promise<T> {
+export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfKeys: number | "dynamic", lua: string): (...args: string[]) => Promise<T> {
   const r = redis as unknown as Record<string, (...args: string[]) => Promise<T>>;
-  if (typeof r[name] !== "function") redis.defineCommand(name, { numberOfKeys, lua });
+  // "dynamic": the caller passes the number of keys first, then the keys (ioredis, like EVALSHA itself)
+  if (typeof r[name] !== "function") redis.defineCommand(name, numberOfKeys === "dynamic" ? { lua } : { numberOfKeys, lua });
   return (...args) => r[name](...args);
-}
-
-/** Queues a command `inlineCommand` defined on a pipeline of the same connection (EVALSHA; the pipeline loads the script if Redis lacks it). */
-export function pipelineCommand(pipe: ChainableCommander, name: string, ...args: string[]): void {
-  (pipe as unknown as Record<string, (...a: string[]) => unknown>)[name](...args);
 }
 
 /** Defines every script on `redis` once; returns it typed with the commands. */

@@ -23,7 +23,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, inlineCommand, pipelineCommand, type StoreCommands } from "./scripts";
+import { defineStoreCommands, inlineCommand, type StoreCommands } from "./scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
@@ -61,14 +61,20 @@ function parseRecord(h: Record<string, string>): SyncRecord {
 }
 
 /*
-  KEYS[1] the resource's sync-state hash, KEYS[2] the pending status set; ARGV[1] "<k>:<id>", ARGV[2] now
-  Marks a resource pending unless it already has a status. Output: 1 when marked, else 0.
+  KEYS[1] the pending status set, KEYS[2..n] the resources' sync-state hashes; ARGV[1] now,
+  ARGV[2..n] "<k>:<id>" of each resource (in KEYS' order)
+  Marks each resource pending unless it already has a status. Output: how many were marked.
 */
 const MARK_PENDING = `
-if redis.call('HSETNX', KEYS[1], 'st', 'pending') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 't', ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[1])
-return 1`;
+local marked = 0
+for i = 2, #KEYS do
+  if redis.call('HSETNX', KEYS[i], 'st', 'pending') == 1 then
+    redis.call('HSET', KEYS[i], 't', ARGV[1])
+    redis.call('SADD', KEYS[1], ARGV[i])
+    marked = marked + 1
+  end
+end
+return marked`;
 
 const MARK_PENDING_COMMAND = "syncStateMarkPending";
 
@@ -89,10 +95,11 @@ export interface MemberDelta {
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
   private readonly scripts: RedisConnection & StoreCommands;
+  private readonly markPendingScript: (...args: string[]) => Promise<number>;
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.scripts = defineStoreCommands(redis);
-    inlineCommand(redis, MARK_PENDING_COMMAND, 2, MARK_PENDING);
+    this.markPendingScript = inlineCommand(redis, MARK_PENDING_COMMAND, "dynamic", MARK_PENDING);
   }
 
   keys(dir: string): SyncStateKeys {
@@ -199,13 +206,13 @@ export class SyncStateStore {
    * Marks resources the bridge has no sync state for yet as `pending` (a resource that has a status keeps
    * it until its reconcile settles, so the reconcilers' "payload equals the last applied" checks hold).
    */
-  async markPending(dir: string, items: Array<{ kind: SyncKind; id: string }>): Promise<void> {
-    if (!items.length) return;
-    const pipe = this.redis.pipeline();
-    const now = new Date().toISOString();
-    // EVALSHA (the pipeline loads the script first when Redis lacks it): EVAL re-sent its text per resource
-    for (const it of items) pipelineCommand(pipe, MARK_PENDING_COMMAND, this.key(dir, it.kind, it.id), this.statusKey(dir, "pending"), `${k(it.kind)}:${it.id}`, now);
-    await pipe.exec();
+  async markPending(dir: string, items: Array<{ kind: SyncKind; id: string }>): Promise<number> {
+    if (!items.length) return 0;
+    // one script call for the batch (the dispatcher's: up to `batch` entries), every key declared and all
+    // under the directory's hash tag; a pipeline of one call per resource cost a Pipeline object per batch
+    // and a command per resource
+    const keys = [this.statusKey(dir, "pending"), ...items.map((it) => this.key(dir, it.kind, it.id))];
+    return Number(await this.markPendingScript(String(keys.length), ...keys, new Date().toISOString(), ...items.map((it) => `${k(it.kind)}:${it.id}`)));
   }
 
   /** Forgets a resource (after it is gone from both sides). */

@@ -24,7 +24,7 @@ import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
 import type { Logger } from "pino";
-import { DirectoryKeys, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
+import { ackOutboxEntries, DirectoryKeys, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 import { inLanes } from "./lanes";
 
@@ -153,7 +153,7 @@ export class OutboxDispatcher {
     const seen = new Set<string>();
     const unique = work.filter((w) => !seen.has(`${w.kind}:${w.id}`) && seen.add(`${w.kind}:${w.id}`));
     await this.queues.enqueueMany(dir, unique);
-    if (done.length) await this.redis.multi().xack(stream, DISPATCH_GROUP, ...done).xdel(stream, ...done).exec();
+    await ackOutboxEntries(this.redis, stream, DISPATCH_GROUP, done);
   }
 
   /**
