@@ -26,7 +26,7 @@ const shared = {
 
 /** The suites the `cluster` project runs on the cluster: a representative set of store, SCIM and sync. */
 const CLUSTER_SUITES = [
-  "test/store/outbox.test.ts", "test/store/key-space.test.ts", "test/store/resync-store.test.ts",
+  "test/store/outbox.test.ts", "test/store/dispatch-marks.test.ts", "test/store/key-space.test.ts", "test/store/resync-store.test.ts",
   "test/scim/users.test.ts", "test/scim/groups.test.ts", "test/scim/paging.test.ts", "test/scim/auth-failures.test.ts",
   "test/sync/workforce.test.ts", "test/sync/workforce-groups.test.ts", "test/sync/embed-user.test.ts", "test/sync/embed-groups.test.ts",
   "test/sync/resync.test.ts", "test/sync/sweeper.test.ts", "test/sync/rate-limit.test.ts", "test/sync/sync-state.test.ts",
