@@ -32,7 +32,7 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
-import { IMAGE_NODE_ARGS } from "../scim/children";
+import { IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS } from "../scim/children";
 
 const USERS = Number(process.env.USER_COUNT ?? 10000);
 const GROUPS = Number(process.env.GROUP_COUNT ?? 200);
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
   const build = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
   if (build.status !== 0) throw new Error("npm run build failed");
   const main = path.join(ROOT, "dist/main.js");
-  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, [...IMAGE_NODE_ARGS, ...(role === "server" ? [] : WORKER_NODE_ARGS), main, role], bridgeEnv) }));
+  const bridge = roles.map((role, i) => ({ role: `${role}${role === "worker" && WORKERS > 1 ? i : ""}`, proc: start(role, process.execPath, [...(role === "worker" ? IMAGE_WORKER_NODE_ARGS : IMAGE_NODE_ARGS), ...(role === "server" ? [] : WORKER_NODE_ARGS), main, role], bridgeEnv) }));
   const workerProcs = bridge.filter((b) => b.role !== "server");
   for (let i = 0; ; i++) {
     try { if ((await fetch(`${bridgeUrl}/healthz`)).ok) break; } catch { /* not yet */ }

@@ -26,7 +26,7 @@
  *
  * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (16), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
- * docker/entrypoint.sh: `--max-semi-space-size=4 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
+ * docker/entrypoint.sh: `--max-semi-space-size=16 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
  * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`); BENCH_CHILD_LOG_DIR, a directory each
  * child process's output is written to (`<name>.log`), with BENCH_LOG_LEVEL their log level (default warn).
  *
@@ -53,7 +53,7 @@ import { hashToken } from "../../src/auth/token";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
-import { cpuMs, freePort, IMAGE_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
+import { cpuMs, freePort, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
 import { makePool } from "../scim/load";
 import { fmt } from "../scim/report";
@@ -77,8 +77,8 @@ const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
 /** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV. */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
-/** The image's node flags (IMAGE_NODE_ARGS), the server's; the workers' too unless BENCH_WORKER_NODE_ARGS says otherwise. */
-const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_NODE_ARGS;
+/** The image's node flags: the server's (IMAGE_NODE_ARGS) and the workers' (IMAGE_WORKER_NODE_ARGS, unless BENCH_WORKER_NODE_ARGS says otherwise). */
+const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_WORKER_NODE_ARGS;
 /** Extra node flags of the server after the image's (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
 const SERVER_NODE_ARGS = [...IMAGE_NODE_ARGS, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
 const PLATFORM_KEY = `bench-scale-key-${randomBytes(6).toString("hex")}`;

@@ -26,6 +26,9 @@ export interface ServerChild {
  */
 export const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
 
+/** The `worker` role's flags in the image: a larger young generation (fewer scavenges at platform speed). */
+export const IMAGE_WORKER_NODE_ARGS = ["--max-semi-space-size=16", "--heap-growing-percent=50"];
+
 let clockTicks = 100;
 try {
   clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Pool } from "undici";
-import { startChild, freePort, IMAGE_NODE_ARGS, type ServerChild } from "./children";
+import { startChild, freePort, IMAGE_WORKER_NODE_ARGS, type ServerChild } from "./children";
 import { memberPatch, userRequest } from "./fixtures";
 import { idFromBody } from "./scenarios";
 
@@ -63,7 +63,7 @@ export function syncDirectoryConfig(tokenHash: string, sim: Simulator): Record<s
 export async function startWorker(root: string, preload: string, base: Record<string, unknown>, directory: Record<string, unknown>): Promise<ServerChild> {
   const port = await freePort();
   const config = { ...base, directories: [directory], metrics: { workerPort: port } };
-  return startChild("worker", [...IMAGE_NODE_ARGS, path.join(root, "dist/main.js"), "worker"],
+  return startChild("worker", [...IMAGE_WORKER_NODE_ARGS, path.join(root, "dist/main.js"), "worker"],
     { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config), [PLATFORM_KEY_ENV]: PLATFORM_KEY }, port, "/healthz", preload);
 }
 
