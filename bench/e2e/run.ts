@@ -18,7 +18,8 @@
  * `{<prefix>:q<n>}*` only).
  *
  * Env: USER_COUNT (10000), GROUP_COUNT (200), MEMBERSHIP_COUNT (50000), CLIENTS (32), RATE (500), CONCURRENCY (16, the
- * directory's reconciles at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360),
+ * directory's reconciles at once), SHARD_CONCURRENCY (the workers' sync.shardConcurrency; unset: its default — one
+ * directory's jobs all run on one shard, so a worker runs at most this many of them at once), WORKERS (1), BRIDGE ("split" | "all"), REDIS_URL, SYNC_TIMEOUT_S (360),
  * MEMBER_BATCH (100, the directory's platform.memberBatchSize), WORKER_NODE_ARGS (extra node arguments of the worker processes, e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them; the profile is written when the bench stops them), HOLD_WORKERS ("1": the
  * worker processes are stopped (SIGSTOP) while the push runs and continued once it is over, so the sync window measures one
@@ -40,6 +41,8 @@ const MEMBERSHIPS = Number(process.env.MEMBERSHIP_COUNT ?? 50000);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const RATE = Number(process.env.RATE ?? 500);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+/** The workers' sync.shardConcurrency (unset: the config's default): one directory's jobs run on one shard. */
+const SHARD_CONCURRENCY = Number(process.env.SHARD_CONCURRENCY ?? 0);
 const WORKERS = Number(process.env.WORKERS ?? 1);
 const BRIDGE = process.env.BRIDGE === "all" ? "all" : "split";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -234,7 +237,7 @@ async function main(): Promise<void> {
     redis: { url: REDIS_URL, keyPrefix: PREFIX },
     log: { level: "warn" },
     admin: { tokenHashes: [sha256(ADMIN_TOKEN)] },
-    sync: { sweepIntervalMs: 5000 },
+    sync: { sweepIntervalMs: 5000, ...(SHARD_CONCURRENCY ? { shardConcurrency: SHARD_CONCURRENCY } : {}) },
     directories: [{
       id: DIR, tokenHashes: [sha256(SCIM_TOKEN)], target: "workforce",
       platform: { baseUrl: simBase, deploymentId: 1, apiKeyEnv: "BENCH_PLATFORM_KEY", memberBatchSize: MEMBER_BATCH },
