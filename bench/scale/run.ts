@@ -42,7 +42,7 @@
  * process spent during it (INFO cpu), masters and replicas apart. Each run has a simulator of its own (no
  * state of an earlier run).
  * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end
- * of each single-Redis run, also on Ctrl-C; the cluster is stopped with its keys. Run: `npm run bench:scale`
+ * of each single-Redis run, also on Ctrl-C; the cluster is emptied after each run and stopped at the end. Run: `npm run bench:scale`
  * (e.g. `BENCH_USERS=20 BENCH_GROUPS=2 BENCH_REDIS=single BENCH_WORKERS=1 npm run bench:scale`).
  */
 import { spawnSync } from "node:child_process";
@@ -59,7 +59,7 @@ import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers
 import { cpuMs, freePort, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
 import { makePool } from "../scim/load";
-import { fmt } from "../scim/report";
+import { fmt, median } from "../scim/report";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CHILD_JS = path.join(ROOT, "node_modules/.cache/scim-bridge-bench");
@@ -80,7 +80,7 @@ const ROUNDS = envNumber("BENCH_ROUNDS", 1);
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 /** Users pushed to a directory of their own and synced before the timed push (0: no warm-up). */
 const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
-/** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV. */
+/** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV (`<file>.<redis>-<workers>[-r<round>].csv`). */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
 /** The image's node flags: the server's (IMAGE_NODE_ARGS) and the workers' (IMAGE_WORKER_NODE_ARGS, unless BENCH_WORKER_NODE_ARGS says otherwise). */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_WORKER_NODE_ARGS;
@@ -242,10 +242,10 @@ function requestsOf(dir: string, tag: string): Array<{ path: string; body: objec
   return out;
 }
 
-async function oneRun(target: Target, workersN: number): Promise<RunResult> {
+async function oneRun(target: Target, workersN: number, round: number): Promise<RunResult> {
   const sim = await startSim();
   try {
-    return await runWith(sim, target, workersN);
+    return await runWith(sim, target, workersN, round);
   } finally {
     await sim.proc.kill("SIGTERM").catch(() => undefined);
   }
@@ -258,7 +258,7 @@ function startSim(): Promise<SimProcess> {
   });
 }
 
-async function runWith(sim: SimProcess, target: Target, workersN: number): Promise<RunResult> {
+async function runWith(sim: SimProcess, target: Target, workersN: number, round: number): Promise<RunResult> {
   const redisPorts = target.ports;
   const prefix = `bench-scale-${randomUUID()}`;
   prefixes.push(prefix);
@@ -422,14 +422,14 @@ async function runWith(sim: SimProcess, target: Target, workersN: number): Promi
   const waitFromAccept = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstAccepted.get(d) ?? t0);
   if (WAITS_FILE) {
     const rows = dirs.map((d) => `${d},${shardOf(d, SHARDS)},${(firstPush.get(d) ?? t0) - t0},${(firstAccepted.get(d) ?? t0) - t0},${(firstAnswer.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
-    fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}.csv`, `directory,shard,first_push_ms,first_accepted_ms,first_answer_ms,first_sync_ms\n${rows.join("\n")}\n`);
+    fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}${ROUNDS > 1 ? `-r${round}` : ""}.csv`, `directory,shard,first_push_ms,first_accepted_ms,first_answer_ms,first_sync_ms\n${rows.join("\n")}\n`);
   }
   const byShard = Array.from({ length: SHARDS }, () => [] as number[]);
   for (const d of dirs) byShard[shardOf(d, SHARDS)].push(waitOf(d));
   const slowest = [...dirs].sort((a, b) => waitOf(b) - waitOf(a)).slice(0, 5)
     .map((d) => ({ d, shard: shardOf(d, SHARDS), pushedAt: (firstPush.get(d) ?? t0) - t0, wait: waitOf(d) }));
   const result: RunResult = {
-    mode: target.mode, workers: workersN, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
+    mode: target.mode, workers: workersN, round: ROUNDS > 1 ? round : undefined, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
     firstSync: waitsOf(dirs.map(waitOf)), firstSyncFromAccept: waitsOf(dirs.map(waitFromAccept)),
     slowest, shardMedians: byShard.map((w) => percentile(w.sort((a, b) => a - b), 50)),
     conns: peakConns, connsPerNode: peakPerNode, rss: peakRss,
@@ -507,18 +507,13 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const n of WORKER_COUNTS) {
       for (const t of round % 2 ? targets : [...targets].reverse()) {
-        const r = { ...(await oneRun(t, n)), round: ROUNDS > 1 ? round : undefined };
+        const r = await oneRun(t, n, round);
         print(r);
         results.push(r);
       }
     }
   }
   console.log("");
-  const median = (xs: number[]) => {
-    const v = [...xs].sort((a, b) => a - b);
-    const h = Math.floor(v.length / 2);
-    return v.length % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-  };
   const two = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
   for (const n of WORKER_COUNTS) {
     const push: number[] = [];

@@ -59,4 +59,10 @@ export function ratioLine(what: string, ours: number, baseline: number): number 
   return r;
 }
 
+/** The median of per-round figures (the mean of the middle two for an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 export { fmt, W as LABEL_WIDTH };

@@ -36,7 +36,7 @@ import { cpuMs, freePort, IMAGE_NODE_ARGS, machineBusyMs, rssMiB, startChild, ty
 import { groupRequest, seedGroup, seedUsers } from "./fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec, type Summary } from "./load";
 import { idFromBody, lookups as lookupSpec, memberPatches, PATCH_SIZE, postUsers as postSpec, type Target } from "./scenarios";
-import { fmt, LABEL_WIDTH, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
+import { fmt, LABEL_WIDTH, median, ratioLine, tableHeader, tableRow, verdict, type Cost, type Verdict } from "./report";
 import { deleteKeys, envNumber, runBench } from "./harness";
 import { seedSync, singleMemberLatencies, startSimulator, startWorker, syncDirectoryConfig } from "./platform-latency";
 
@@ -108,11 +108,6 @@ async function interleaved(r: number, base: () => Promise<Measured>, mine: () =>
   if (r % 2 === 0) { const b = await base(); return { b, o: await mine() }; }
   const o = await mine();
   return { b: await base(), o };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 const postUsers = (t: Target, from: number, to: number) => postSpec(t, from, to, CLIENTS, runTag);
