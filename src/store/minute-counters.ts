@@ -25,21 +25,11 @@ const DAY_MINUTES = 24 * 60;
 const TRIM_EVERY_MS = 10 * 60_000;
 
 /*
-  KEYS[1] the series hash; ARGV[1] minute, ARGV[2] value
-  Keeps the highest value of the minute.
-*/
-const MAX = `
-local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
-if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-return 1`;
-
-const MAX_COMMAND = "minuteCounterMax";
-
-/*
   KEYS[1..n] series hashes of one directory; ARGV: for each value, the index of its key in KEYS, its
   minute, its value and "max" (a gauge: keeps the minute's highest) or "add" (a counter)
   Writes a flush's values of one directory in one call (a pipeline per directory and flush built a
-  Pipeline object, which copies every script defined on the connection).
+  Pipeline object, which copies every script defined on the connection); an unbuffered gauge is a call
+  with one value.
 */
 const WRITE = `
 for i = 1, #ARGV, 4 do
@@ -64,7 +54,6 @@ type Pending = Map<string, Map<string, { value: number; gauge: boolean }>>;
 
 export class MinuteCounters {
   private readonly trimmed = new Map<string, number>();
-  private readonly maxScript: (...args: string[]) => Promise<number>;
   private readonly writeScript: (...args: string[]) => Promise<number>;
   private pending: Pending = new Map();
   private timer?: NodeJS.Timeout;
@@ -73,7 +62,6 @@ export class MinuteCounters {
 
   /** `flushMs`: buffer in the process and write every `flushMs` (none: every value is written at once). */
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly flushMs?: number) {
-    this.maxScript = inlineCommand(redis, MAX_COMMAND, 1, MAX);
     this.writeScript = inlineCommand(redis, WRITE_COMMAND, "dynamic", WRITE);
   }
 
@@ -147,7 +135,7 @@ export class MinuteCounters {
   /** Keeps the highest `value` of this minute. */
   async max(dir: string, series: Series, value: number, now = Date.now()): Promise<void> {
     if (this.buffer(dir, series, value, true, now)) return;
-    await this.maxScript(this.key(dir, series), String(minuteOf(now)), String(Math.round(value)));
+    await this.writeScript("1", this.key(dir, series), "1", String(minuteOf(now)), String(Math.round(value)), "max");
     await this.trim(dir, series, now);
   }
 
