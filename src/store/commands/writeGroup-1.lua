@@ -163,7 +163,9 @@ for s = 1, #sets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(#
 -- the members whose membership changed, for the group's reconcile (the delta is not lost between the
 -- request and the reconcile: groupMemberDelta-1.lua), scored with a change number; one ZADD per BATCH
 if #dels > 0 or #sets > 0 then
-  local seq = redis.call('INCR', P .. 's:gcseq')
+  -- the score as a string: Redis 7.0 formats every Lua number argument with snprintf("%.17g"), once per
+  -- member here (~2.5% of Redis's CPU under 256-member PATCHes, perf)
+  local seq = tostring(redis.call('INCR', P .. 's:gcseq'))
   local touched = {}
   for _, v in ipairs(dels) do touched[#touched + 1] = seq; touched[#touched + 1] = v end
   for s = 1, #sets, 2 do touched[#touched + 1] = seq; touched[#touched + 1] = sets[s] end
