@@ -183,6 +183,11 @@ function waitsOf(values: number[]): Waits {
   return { median: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
 }
 
+/** The fairness goal's figure: the longest wait ÷ the median wait (≤ 2). */
+function spread(w: Waits): number {
+  return w.max / Math.max(1, w.median);
+}
+
 interface RunResult {
   mode: string;
   workers: number;
@@ -453,7 +458,7 @@ function print(r: RunResult): void {
   const w = Object.keys(r.rss).filter((n) => n.startsWith("worker"));
   console.log(`\n${r.workers} worker process(es), ${r.mode} Redis${r.round ? `, round ${r.round} of ${ROUNDS}` : ""}:`);
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
-  const waits = (w: Waits) => `median ${fmt(w.median / 1000)} s, p99 ${fmt(w.p99 / 1000)} s, max ${fmt(w.max / 1000)} s (max ÷ median ${fmt(w.max / Math.max(1, w.median))}`;
+  const waits = (w: Waits) => `median ${fmt(w.median / 1000)} s, p99 ${fmt(w.p99 / 1000)} s, max ${fmt(w.max / 1000)} s (max ÷ median ${fmt(spread(w))}`;
   console.log(`  first sync wait per directory: ${waits(r.firstSync)}; goal ≤ 2)`);
   console.log(`    of which after the bridge accepted the write (the sync's part alone): ${waits(r.firstSyncFromAccept)})`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
@@ -533,7 +538,7 @@ async function main(): Promise<void> {
   }
   for (const m of MODES) {
     for (const n of WORKER_COUNTS) {
-      const ratios = results.filter((r) => r.mode === m && r.workers === n).map((r) => r.firstSync.max / Math.max(1, r.firstSync.median));
+      const ratios = results.filter((r) => r.mode === m && r.workers === n).map((r) => spread(r.firstSync));
       if (ROUNDS > 1) console.log(`${m} Redis, ${n} worker(s): first-sync max ÷ median per round ${two(ratios)}, median ${median(ratios).toFixed(2)} (goal ≤ 2)`);
     }
   }
