@@ -75,16 +75,40 @@ if paused == 0 and ARGV[1] ~= '' and redis.call('ZREM', KEYS[3], ARGV[1]) == 1 t
 end
 return {paused, held}`;
 
+/*
+  KEYS[1] backlog, KEYS[2] inflight, KEYS[3] retrying; ARGV[1] member, ARGV[2] the admission stamp recovery
+  saw, ARGV[3] now. Gives the slot back only when the member still holds it with that stamp: recovery reads
+  the stamps, then asks BullMQ whether each job exists, one round trip after another; a job that finished in
+  between was released meanwhile (or released and admitted again, with a new stamp), and must not be put back
+  into the backlog as if it had been lost. Returns 1 when given back, else 0.
+*/
+const GIVE_BACK = `
+local m, seen = ARGV[1], tonumber(ARGV[2])
+local a, r = redis.call('ZSCORE', KEYS[2], m), redis.call('ZSCORE', KEYS[3], m)
+if not ((a and tonumber(a) == seen) or (r and tonumber(r) == seen)) then return 0 end
+redis.call('ZADD', KEYS[1], 'NX', ARGV[3], m)
+redis.call('ZREM', KEYS[2], m)
+redis.call('ZREM', KEYS[3], m)
+return 1`;
+
+/** A member admitted before some moment, and the stamp (ms) of that admission. */
+export interface AdmittedMember {
+  member: string;
+  stamp: number;
+}
+
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
   private readonly state: SyncStateStore;
   private readonly admitScript: (...args: string[]) => Promise<string[]>;
   private readonly gateScript: (...args: string[]) => Promise<[number, number]>;
+  private readonly giveBackScript: (...args: string[]) => Promise<number>;
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.state = new SyncStateStore(redis, keyPrefix);
     this.admitScript = inlineCommand(redis, "admissionAdmit", 5, ADMIT);
     this.gateScript = inlineCommand(redis, "admissionGate", 4, GATE);
+    this.giveBackScript = inlineCommand(redis, "admissionGiveBack", 3, GIVE_BACK);
   }
 
   keys(dir: string): DirectoryQueueKeys {
@@ -143,10 +167,19 @@ export class AdmissionStore {
     await this.redis.multi().zadd(k.backlog, "LT", 0, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
   }
 
-  /** Puts a member whose job is gone back into the backlog and frees its slot (recovery). */
+  /** Puts a member whose job could not be added back into the backlog and frees its slot. */
   async requeue(dir: string, member: string, now = Date.now()): Promise<void> {
     const k = this.keys(dir);
     await this.redis.multi().zadd(k.backlog, "NX", now, member).zrem(k.inflight, member).zrem(k.retrying, member).exec();
+  }
+
+  /**
+   * Recovery: puts a member whose job is gone back into the backlog and frees its slot, only if it still
+   * holds the slot of the admission `seen` (see GIVE_BACK); true when it did.
+   */
+  async giveBack(dir: string, seen: AdmittedMember, now = Date.now()): Promise<boolean> {
+    const k = this.keys(dir);
+    return Number(await this.giveBackScript(k.backlog, k.inflight, k.retrying, seen.member, String(seen.stamp), String(now))) === 1;
   }
 
   /**
@@ -154,14 +187,15 @@ export class AdmissionStore {
    * commands are sent at once (one round trip on one connection) but not as one pipeline: on Redis Cluster
    * the directories' keys are in different slots, which one ioredis Cluster pipeline may not span.
    */
-  async admittedSince(dirs: string[], before: number): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
+  async admittedSince(dirs: string[], before: number): Promise<Map<string, AdmittedMember[]>> {
+    const out = new Map<string, AdmittedMember[]>();
     const res = await Promise.all(dirs.map((d) => {
       const k = this.keys(d);
-      return Promise.all([this.redis.zrangebyscore(k.inflight, "-inf", before), this.redis.zrangebyscore(k.retrying, "-inf", before)]);
+      return Promise.all([this.redis.zrangebyscore(k.inflight, "-inf", before, "WITHSCORES"), this.redis.zrangebyscore(k.retrying, "-inf", before, "WITHSCORES")]);
     }));
     dirs.forEach((d, i) => {
-      const members = [...res[i][0], ...res[i][1]];
+      const members: AdmittedMember[] = [];
+      for (const rows of res[i]) for (let j = 0; j + 1 < rows.length; j += 2) members.push({ member: rows[j], stamp: Number(rows[j + 1]) });
       if (members.length) out.set(d, members);
     });
     return out;

@@ -227,14 +227,17 @@ export class SyncQueues {
     const before = Date.now() - olderThanMs;
     for (const [dir, old] of await this.admission.admittedSince(dirs, before)) {
       const queue = this.queueOf(dir);
+      const jobs = await Promise.all(old.map(({ member }) => {
+        const { kind, id } = parseMember(member);
+        return queue.getDeduplicationJobId(dedupId(dir, kind, id));
+      }));
       const alive: string[] = [];
-      for (const m of old) {
-        const { kind, id } = parseMember(m);
-        if (await queue.getDeduplicationJobId(dedupId(dir, kind, id))) alive.push(m);
-        else {
-          await this.admission.requeue(dir, m);
-          requeued++;
-        }
+      for (const [i, seen] of old.entries()) {
+        if (jobs[i]) alive.push(seen.member);
+        // only the admission read above: a job that finished since was released (and perhaps admitted
+        // again), and putting it back would run it once more for nothing (bench/scale: ~0.5 spurious
+        // reconcile per user at 1,000 directories, twice the worker's CPU on the cluster)
+        else if (await this.admission.giveBack(dir, seen)) requeued++;
       }
       await this.admission.touch(dir, alive);
     }

@@ -63,3 +63,38 @@ describe("a retry's slot", () => {
     expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 1 });
   });
 });
+
+describe("recovery's give-back", () => {
+  it("should put a member that still holds the slot it was seen with back into the backlog", async () => {
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1, 1000)).toEqual(["user:a"]);
+    const [seen] = (await admission.admittedSince(["d1"], 5000)).get("d1")!;
+    expect(seen).toEqual({ member: "user:a", stamp: 1000 });
+    expect(await admission.giveBack("d1", seen)).toBe(true);
+    expect(await admission.depth("d1")).toEqual({ backlog: 1, admitted: 0 });
+  });
+
+  it("should leave a member alone that was released, or released and admitted again, after it was seen", async () => {
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1, 1000)).toEqual(["user:a"]);
+    const [seen] = (await admission.admittedSince(["d1"], 5000)).get("d1")!;
+    await admission.release("d1", "user:a");
+    expect(await admission.giveBack("d1", seen)).toBe(false);
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 0 });
+    // a change came, and its reconcile was admitted again: that admission is not the one seen
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1, 2000)).toEqual(["user:a"]);
+    expect(await admission.giveBack("d1", seen)).toBe(false);
+    expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 1 });
+  });
+
+  it("should give back a member seen waiting out a retry delay", async () => {
+    await admission.add("d1", ["user:a"]);
+    expect(await admission.admit("d1", 1, 1000)).toEqual(["user:a"]);
+    expect(await admission.retrying("d1", "user:a", 1500)).toBe(true);
+    const [seen] = (await admission.admittedSince(["d1"], 5000)).get("d1")!;
+    expect(seen).toEqual({ member: "user:a", stamp: 1500 });
+    expect(await admission.giveBack("d1", seen)).toBe(true);
+    expect(await admission.depth("d1")).toEqual({ backlog: 1, admitted: 0 });
+  });
+});

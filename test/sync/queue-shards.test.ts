@@ -164,6 +164,25 @@ describe("queue shards", () => {
     }
   });
 
+  it("should not give back a slot whose job finished while the recovery was looking (no second run)", async () => {
+    const e = await startSyncEnv({ runtime: false, wf: { concurrency: 1 } });
+    const member = `user:${randomUUID()}`;
+    // the recovery reads the old admissions, then asks BullMQ about each job: here the job finishes in
+    // between (its slot released, as a finished reconcile's is) and BullMQ no longer knows it
+    const spy = jest.spyOn(Queue.prototype, "getDeduplicationJobId").mockImplementation(async () => {
+      await e.queues.admission.release("wf", member);
+      return null;
+    });
+    try {
+      await e.redis.zadd(e.queues.admission.keys("wf").inflight, Date.now() - 120000, member);
+      expect(await e.queues.recover(60000)).toEqual({ requeued: 0, admitted: 0 });
+      expect(await e.queues.depth("wf")).toEqual({ backlog: 0, admitted: 0 });
+    } finally {
+      spy.mockRestore();
+      await e.close();
+    }
+  });
+
   it("should move jobs waiting in the per-directory queues of earlier versions into the backlogs, once", async () => {
     const e = await startSyncEnv({ runtime: false });
     const { prefix, name } = legacyQueue(e.prefix, "wf");
