@@ -18,7 +18,7 @@
  * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
  * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
  * seeing the answer (the simulator had often created the user before this process saw it). The workers'
- * reconcile attempts by outcome and platform calls by status (their /metrics) tell a retried attempt, a
+ * reconcile attempts by kind and outcome and platform calls by status (their /metrics) tell a retried attempt, a
  * second's wait (sync.backoffMs), from queueing. Then the ratios of the runs:
  * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis). With
  * BENCH_ROUNDS (1) > 1 the whole set runs that many times, the Redis targets' order alternating by round,
@@ -217,22 +217,28 @@ interface RunResult {
   redisCpu: RedisCpu;
   /** CPU seconds of each bridge process over the same span. */
   procCpu: Record<string, number>;
-  /** Summed over the workers' /metrics: reconcile attempts by outcome, platform calls by status. */
+  /** Summed over the workers' /metrics: reconcile attempts by kind and outcome, platform calls by status. */
   attempts: Record<string, number>;
   calls: Record<string, number>;
 }
 
 /**
- * Sums a counter of the workers' /metrics by one label (e.g. `sync_jobs_total` by `outcome`): a failed
+ * Sums a counter of the workers' /metrics by some of its labels (e.g. `sync_jobs_total` by `kind` and
+ * `outcome`, keyed "user created"; series without one of them are left out): a failed
  * attempt retried after its backoff (sync.backoffMs) is a directory waiting a second longer, which the
  * waits alone do not tell apart from queueing.
  */
-async function sumCounter(workers: ServerChild[], metric: string, label: string): Promise<Record<string, number>> {
+async function sumCounter(workers: ServerChild[], metric: string, ...labels: string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  const line = new RegExp(`^${metric}\\{[^}]*${label}="([^"]*)"[^}]*\\} (\\S+)$`, "gm");
+  const line = new RegExp(`^${metric}\\{([^}]*)\\} (\\S+)$`, "gm");
   for (const w of workers) {
     const text = await (await fetch(`${w.origin}/metrics`)).text();
-    for (const m of text.matchAll(line)) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+    for (const m of text.matchAll(line)) {
+      const values = labels.map((l) => new RegExp(`${l}="([^"]*)"`).exec(m[1])?.[1]);
+      if (values.some((v) => v === undefined)) continue;
+      const key = values.join(" ");
+      out[key] = (out[key] ?? 0) + Number(m[2]);
+    }
   }
   return out;
 }
@@ -442,7 +448,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
       ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
     }])),
     redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas }, procCpu,
-    attempts: await sumCounter(workers, "sync_jobs_total", "outcome"),
+    attempts: await sumCounter(workers, "sync_jobs_total", "kind", "outcome"),
     calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
   await pool.close();
@@ -464,7 +470,7 @@ function print(r: RunResult): void {
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
   console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
   const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
-  console.log(`  reconcile attempts by outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
+  console.log(`  reconcile attempts by kind and outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
   console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
