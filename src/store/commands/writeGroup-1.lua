@@ -38,6 +38,8 @@ if settled then return settled end
 
 -- @include drainMemberOf
 local MEMBER_OF_QUEUE_LIMIT = 256
+-- member changes one write applies when the queue is over its limit (more than one 256-member entry: it shrinks)
+local MEMBER_OF_DRAIN_BUDGET = 1024
 
 -- the write itself (left unindented)
 local function run()
@@ -178,7 +180,7 @@ if #joined > 0 or #dels > 0 then
   redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
   -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
   -- queue (and what a reader may have to apply) stays bounded
-  if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, 16) end
+  if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, MEMBER_OF_DRAIN_BUDGET) end
 end
 
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
