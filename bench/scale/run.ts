@@ -18,8 +18,8 @@
  * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
  * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
  * seeing the answer (the simulator had often created the user before this process saw it). The workers'
- * reconcile attempts by kind and outcome and platform calls by status (their /metrics) tell a retried attempt, a
- * second's wait (sync.backoffMs), from queueing. Then the ratios of the runs:
+ * reconcile attempts by kind and outcome and platform calls by status (their /metrics) tell a retried
+ * attempt, a second's wait (sync.backoffMs), or a reconcile run for nothing, from queueing. Then the ratios of the runs:
  * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis). With
  * BENCH_ROUNDS (1) > 1 the whole set runs that many times, the Redis targets' order alternating by round,
  * and the ratios printed are the median of the rounds' (each round's listed), as is the fairness ratio:
@@ -231,10 +231,11 @@ interface RunResult {
 async function sumCounter(workers: ServerChild[], metric: string, ...labels: string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const line = new RegExp(`^${metric}\\{([^}]*)\\} (\\S+)$`, "gm");
+  const wanted = labels.map((l) => new RegExp(`(?:^|,)${l}="([^"]*)"`));
   for (const w of workers) {
     const text = await (await fetch(`${w.origin}/metrics`)).text();
     for (const m of text.matchAll(line)) {
-      const values = labels.map((l) => new RegExp(`${l}="([^"]*)"`).exec(m[1])?.[1]);
+      const values = wanted.map((re) => re.exec(m[1])?.[1]);
       if (values.some((v) => v === undefined)) continue;
       const key = values.join(" ");
       out[key] = (out[key] ?? 0) + Number(m[2]);

@@ -78,9 +78,9 @@ return {paused, held}`;
 /*
   KEYS[1] backlog, KEYS[2] inflight, KEYS[3] retrying; ARGV[1] member, ARGV[2] the admission stamp recovery
   saw, ARGV[3] now. Gives the slot back only when the member still holds it with that stamp: recovery reads
-  the stamps, then asks BullMQ whether each job exists, one round trip after another; a job that finished in
-  between was released meanwhile (or released and admitted again, with a new stamp), and must not be put back
-  into the backlog as if it had been lost. Returns 1 when given back, else 0.
+  the stamps, then asks BullMQ whether each job exists; a job that finished in between was released meanwhile
+  (or released and admitted again, with a new stamp), and must not be put back into the backlog as if it had
+  been lost. Returns 1 when given back, else 0.
 */
 const GIVE_BACK = `
 local m, seen = ARGV[1], tonumber(ARGV[2])

@@ -236,7 +236,7 @@ export class SyncQueues {
         if (jobs[i]) alive.push(seen.member);
         // only the admission read above: a job that finished since was released (and perhaps admitted
         // again), and putting it back would run it once more for nothing (bench/scale: ~0.5 spurious
-        // reconcile per user at 1,000 directories, twice the worker's CPU on the cluster)
+        // reconcile per user at 1,000 directories, 1.7× the worker's CPU on the cluster)
         else if (await this.admission.giveBack(dir, seen)) requeued++;
       }
       await this.admission.touch(dir, alive);
