@@ -12,8 +12,10 @@
  *
  * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
  * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc), peak RSS
- * and CPU seconds of every process; and each directory's wait for its first sync (its first push → the
- * creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
+ * and CPU seconds of every process, with its read and write system calls (/proc/<pid>/io: on a cluster a
+ * tick's commands go out in one write per node, not one write in all); the Redis masters' commands (INFO
+ * commandstats: calls, and seconds by the clock of each node, so a node waiting for a core counts too);
+ * and each directory's wait for its first sync (its first push → the creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
  * load is in it): median, p99, max and max ÷ median, with the slowest directories' shards. Beside it, the
  * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
  * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
@@ -56,7 +58,7 @@ import { hashToken } from "../../src/auth/token";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
-import { cpuMs, freePort, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
+import { cpuMs, freePort, ioCalls, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
 import { makePool } from "../scim/load";
 import { fmt, median } from "../scim/report";
@@ -108,7 +110,13 @@ interface Target {
 
 interface RedisCpu { masters: number; replicas: number }
 
-interface RedisNode { port: number; role: "master" | "replica"; cpu: number }
+interface RedisNode {
+  port: number;
+  role: "master" | "replica";
+  cpu: number;
+  /** INFO commandstats so far: calls and microseconds per command (scripts' inner commands counted too). */
+  commands: Map<string, { calls: number; usec: number }>;
+}
 
 /** Each Redis at these ports: its role and the CPU seconds (user + system) it has used so far (INFO). */
 async function redisNodesOf(ports: number[]): Promise<RedisNode[]> {
@@ -120,12 +128,32 @@ async function redisNodesOf(ports: number[]): Promise<RedisNode[]> {
       await r.connect();
       const info = `${await r.info("cpu")}\n${await r.info("replication")}`;
       const num = (k: string) => Number(new RegExp(`^${k}:([0-9.]+)`, "m").exec(info)?.[1] ?? 0);
-      out.push({ port, role: /^role:slave/m.test(info) ? "replica" : "master", cpu: num("used_cpu_user") + num("used_cpu_sys") });
+      const commands = new Map<string, { calls: number; usec: number }>();
+      for (const m of (await r.info("commandstats")).matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) commands.set(m[1], { calls: Number(m[2]), usec: Number(m[3]) });
+      out.push({ port, role: /^role:slave/m.test(info) ? "replica" : "master", cpu: num("used_cpu_user") + num("used_cpu_sys"), commands });
     } finally {
       r.disconnect();
     }
   }
   return out;
+}
+
+/** Commands the masters ran between two readings (calls and seconds per command, summed over the masters). */
+function commandsBetween(before: RedisNode[], after: RedisNode[]): Array<{ cmd: string; calls: number; s: number }> {
+  const sum = (nodes: RedisNode[]) => {
+    const out = new Map<string, { calls: number; usec: number }>();
+    for (const n of nodes) {
+      if (n.role !== "master") continue;
+      for (const [cmd, c] of n.commands) {
+        const o = out.get(cmd) ?? { calls: 0, usec: 0 };
+        out.set(cmd, { calls: o.calls + c.calls, usec: o.usec + c.usec });
+      }
+    }
+    return out;
+  };
+  const b = sum(before);
+  return [...sum(after)].map(([cmd, c]) => ({ cmd, calls: c.calls - (b.get(cmd)?.calls ?? 0), s: (c.usec - (b.get(cmd)?.usec ?? 0)) / 1e6 }))
+    .filter((c) => c.calls > 0).sort((x, y) => y.s - x.s);
 }
 
 /** CPU seconds of these nodes, summed by role. */
@@ -213,6 +241,10 @@ interface RunResult {
   rss: Record<string, number>;
   /** When each process's connection count peaked (ms after its start) and to which ports, with each port's role. */
   peakAt: Record<string, { ms: number; byPort: Array<{ port: number; role: string; n: number }> }>;
+  /** Read and write system calls of each process from the first push until the simulator matched (sockets, mostly). */
+  procIo: Record<string, { reads: number; writes: number }>;
+  /** Commands the Redis masters ran from the first push until the simulator matched, most time first. */
+  redisCommands: Array<{ cmd: string; calls: number; s: number }>;
   /** CPU seconds of the Redis processes from the first push until the simulator matched. */
   redisCpu: RedisCpu;
   /** CPU seconds of each bridge process over the same span. */
@@ -367,8 +399,10 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
     console.log(`  (warm-up, untimed: ${WARMUP_USERS} users of directory ${WARMUP_DIR} pushed and synced in ${fmt((Date.now() - w0) / 1000)} s)`);
     sent = 0;
   }
-  const cpu0 = cpuByRole(await target.redisNodes());
+  const nodes0 = await target.redisNodes();
+  const cpu0 = cpuByRole(nodes0);
   const procCpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
+  const procIo0 = new Map(procs.map((p) => [p.name, ioCalls(p.pid)]));
   const t0 = Date.now();
   await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
     for (;;) {
@@ -416,6 +450,10 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   const nodes1 = await target.redisNodes();
   const cpu1 = cpuByRole(nodes1);
   const procCpu = Object.fromEntries(procs.map((p) => [p.name, (cpuMs(p.pid) - (procCpu0.get(p.name) ?? 0)) / 1000]));
+  const procIo = Object.fromEntries(procs.map((p) => {
+    const [a, b] = [procIo0.get(p.name) ?? { reads: 0, writes: 0 }, ioCalls(p.pid)];
+    return [p.name, { reads: b.reads - a.reads, writes: b.writes - a.writes }];
+  }));
   const roles = new Map(nodes1.map((n) => [n.port, n.role]));
   clearInterval(sampler);
   sample();
@@ -449,6 +487,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
       ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
     }])),
     redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas }, procCpu,
+    redisCommands: commandsBetween(nodes0, nodes1), procIo,
     attempts: await sumCounter(workers, "sync_jobs_total", "kind", "outcome"),
     calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
@@ -470,13 +509,16 @@ function print(r: RunResult): void {
   console.log(`    of which after the bridge accepted the write (the sync's part alone): ${waits(r.firstSyncFromAccept)})`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
   console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
+  const top = r.redisCommands.slice(0, 8).map((c) => `${c.cmd} ${c.calls} (${fmt(c.s)} s)`).join(", ");
+  console.log(`  Redis commands: ${r.redisCommands.reduce((n, c) => n + c.calls, 0)} calls (scripts' own commands included); most time: ${top}`);
   const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
   console.log(`  reconcile attempts by kind and outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
   console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
     const perNode = r.mode === "cluster" ? ` (${r.connsPerNode[name]} to the busiest node)` : "";
-    console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}; CPU ${fmt(r.procCpu[name])} s`);
+    const io = r.procIo[name];
+    console.log(`  ${name}: ${r.conns[name]} Redis connections${perNode} (peak), peak RSS ${fmt(r.rss[name])} MiB${goal}; CPU ${fmt(r.procCpu[name])} s; ${io.reads} read and ${io.writes} write system calls`);
     const at = r.peakAt[name];
     if (at) console.log(`    peak reached +${fmt(at.ms / 1000)} s after start: ${at.byPort.map((b) => `${b.n} to :${b.port} (${b.role})`).join(", ")}`);
   }

@@ -61,6 +61,13 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks; // utime (14), stime (15)
 }
 
+/** Read and write system calls (read/readv/recv…, write/writev/send…) the process has made so far (/proc/<pid>/io). */
+export function ioCalls(pid: number): { reads: number; writes: number } {
+  const io = fs.readFileSync(`/proc/${pid}/io`, "utf8");
+  const num = (k: string) => Number(new RegExp(`^${k}: (\\d+)`, "m").exec(io)?.[1] ?? 0);
+  return { reads: num("syscr"), writes: num("syscw") };
+}
+
 /** CPU time (ms) the whole machine has spent busy so far, all CPUs together (/proc/stat). */
 export function machineBusyMs(): number {
   const [, ...f] = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0].trim().split(/\s+/).map(Number);
