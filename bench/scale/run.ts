@@ -10,22 +10,25 @@
  * users of a directory of their own (`warmup`, not counted) pushed and synced, so no timed directory waits
  * for the processes' request paths to compile.
  *
- * Per run it prints: push req/s; the time from the first push until the simulator holds every user, group
- * and membership; Redis connections (TCP connections to the Redis port(s), read from /proc), peak RSS
- * and CPU seconds of every process, with its read and write system calls (/proc/<pid>/io: on a cluster a
- * tick's commands go out in one write per node, not one write in all); the Redis masters' commands (INFO
- * commandstats: calls, and seconds by the clock of each node, so a node waiting for a core counts too);
- * and each directory's wait for its first sync (its first push → the creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
+ * Per run it prints: before the push, BENCH_IDLE_SECONDS (10) with every directory registered and nothing
+ * to do (the CPU of each process and of the masters, and the commands the masters ran: the periodic chores'
+ * cost, which grows with the number of directories); then push req/s; the time from the first push until
+ * the simulator holds every user, group and membership; Redis connections (TCP connections to the Redis
+ * port(s), read from /proc), peak RSS and CPU seconds of every process, with its read and write system
+ * calls (/proc/<pid>/io: on a cluster a tick's commands go out in one write per node, not one write in
+ * all); the Redis masters' commands (INFO commandstats: calls, and seconds by the clock of each node, so a
+ * node waiting for a core counts too); and each directory's wait for its first sync (its first push → the
+ * creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
  * load is in it): median, p99, max and max ÷ median, with the slowest directories' shards. Beside it, the
  * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
  * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
  * seeing the answer (the simulator had often created the user before this process saw it). The workers'
  * reconcile attempts by kind and outcome and platform calls by status (their /metrics) tell a retried
- * attempt, a second's wait (sync.backoffMs), or a reconcile run for nothing, from queueing. Then the ratios of the runs:
- * cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per Redis). With
- * BENCH_ROUNDS (1) > 1 the whole set runs that many times, the Redis targets' order alternating by round,
- * and the ratios printed are the median of the rounds' (each round's listed), as is the fairness ratio:
- * on two shared cores one run's figures moved by up to 15% from one run to the next.
+ * attempt, a second's wait (sync.backoffMs), or a reconcile run for nothing, from queueing. Then the ratios
+ * of the runs: cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per
+ * Redis). With BENCH_ROUNDS (1) > 1 the whole set runs that many times, the Redis targets' order
+ * alternating by round, and the ratios printed are the median of the rounds' (each round's listed), as is
+ * the fairness ratio: on two shared cores one run's figures moved by up to 15% from one run to the next.
  * Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9× single Redis; no
  * directory waits more than 2× the median.
  *
@@ -82,6 +85,8 @@ const ROUNDS = envNumber("BENCH_ROUNDS", 1);
 const SAMPLE_MS = envNumber("BENCH_SAMPLE_MS", 100);
 /** Users pushed to a directory of their own and synced before the timed push (0: no warm-up). */
 const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
+/** Seconds measured idle before the push (every directory registered, nothing to do); 0: none. */
+const IDLE_SECONDS = envNumber("BENCH_IDLE_SECONDS", 10);
 /** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV (`<file>.<redis>-<workers>[-r<round>].csv`). */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
 /** The image's node flags: the server's (IMAGE_NODE_ARGS) and the workers' (IMAGE_WORKER_NODE_ARGS, unless BENCH_WORKER_NODE_ARGS says otherwise). */
@@ -136,6 +141,35 @@ async function redisNodesOf(ports: number[]): Promise<RedisNode[]> {
     }
   }
   return out;
+}
+
+/** What the processes and the Redis masters spend while every directory is registered and nothing happens. */
+interface Idle {
+  seconds: number;
+  /** CPU of each process, in % of one core. */
+  procPct: Record<string, number>;
+  /** CPU of the Redis masters, in % of one core. */
+  redisPct: number;
+  /** Commands the masters ran per second (scripts' own commands included), most first. */
+  commands: Array<{ cmd: string; perS: number }>;
+}
+
+/**
+ * The cost of the directories alone: `seconds` with the workers ready and nothing pushed. What a worker
+ * does then (its sweeps, recovery and polls) grows with the number of directories, not with the work.
+ */
+async function measureIdle(procs: ServerChild[], target: Target, seconds: number): Promise<Idle> {
+  const nodes0 = await target.redisNodes();
+  const cpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
+  await sleep(seconds * 1000);
+  const nodes1 = await target.redisNodes();
+  const [a, b] = [cpuByRole(nodes0), cpuByRole(nodes1)];
+  return {
+    seconds,
+    procPct: Object.fromEntries(procs.map((p) => [p.name, (cpuMs(p.pid) - (cpu0.get(p.name) ?? 0)) / 10 / seconds])),
+    redisPct: (b.masters - a.masters) * 100 / seconds,
+    commands: commandsBetween(nodes0, nodes1).sort((x, y) => y.calls - x.calls).map((c) => ({ cmd: c.cmd, perS: c.calls / seconds })),
+  };
 }
 
 /** Commands the masters ran between two readings (calls and seconds per command, summed over the masters). */
@@ -241,6 +275,8 @@ interface RunResult {
   rss: Record<string, number>;
   /** When each process's connection count peaked (ms after its start) and to which ports, with each port's role. */
   peakAt: Record<string, { ms: number; byPort: Array<{ port: number; role: string; n: number }> }>;
+  /** The processes' and masters' cost before the push, with nothing to do (BENCH_IDLE_SECONDS). */
+  idle?: Idle;
   /** Read and write system calls of each process from the first push until the simulator matched (sockets, mostly). */
   procIo: Record<string, { reads: number; writes: number }>;
   /** Commands the Redis masters ran from the first push until the simulator matched, most time first. */
@@ -399,6 +435,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
     console.log(`  (warm-up, untimed: ${WARMUP_USERS} users of directory ${WARMUP_DIR} pushed and synced in ${fmt((Date.now() - w0) / 1000)} s)`);
     sent = 0;
   }
+  const idle = IDLE_SECONDS > 0 ? await measureIdle(procs, target, IDLE_SECONDS) : undefined;
   const nodes0 = await target.redisNodes();
   const cpu0 = cpuByRole(nodes0);
   const procCpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
@@ -487,7 +524,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
       ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
     }])),
     redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas }, procCpu,
-    redisCommands: commandsBetween(nodes0, nodes1), procIo,
+    redisCommands: commandsBetween(nodes0, nodes1), procIo, idle,
     attempts: await sumCounter(workers, "sync_jobs_total", "kind", "outcome"),
     calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
@@ -509,6 +546,10 @@ function print(r: RunResult): void {
   console.log(`    of which after the bridge accepted the write (the sync's part alone): ${waits(r.firstSyncFromAccept)})`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
   console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
+  if (r.idle) {
+    const cmds = r.idle.commands.slice(0, 6).map((c) => `${c.cmd} ${fmt(c.perS)}`).join(", ");
+    console.log(`  idle before the push (${r.idle.seconds} s, ${DIRS + (WARMUP_USERS > 0 ? 1 : 0)} directories, nothing to do): CPU ${Object.entries(r.idle.procPct).map(([n, p]) => `${n} ${fmt(p)}%`).join(", ")}, Redis ${fmt(r.idle.redisPct)}% of a core; commands run/s, scripts' own included: ${fmt(r.idle.commands.reduce((n, c) => n + c.perS, 0))} (${cmds})`);
+  }
   const top = r.redisCommands.slice(0, 8).map((c) => `${c.cmd} ${c.calls} (${fmt(c.s)} s)`).join(", ");
   console.log(`  Redis commands: ${r.redisCommands.reduce((n, c) => n + c.calls, 0)} calls (scripts' own commands included); most time: ${top}`);
   const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
