@@ -224,8 +224,11 @@ export class SyncQueues {
     let requeued = 0;
     let admitted = 0;
     const dirs = this.directories();
-    const before = Date.now() - olderThanMs;
-    for (const [dir, old] of await this.admission.admittedSince(dirs, before)) {
+    // one probe per directory: its backlog and its admissions older than the lease
+    const probes = await this.admission.probe(dirs, Date.now() - olderThanMs);
+    const toAdmit = new Set(dirs.filter((d) => probes.get(d)!.backlog > 0));
+    for (const [dir, { old }] of probes) {
+      if (!old.length) continue;
       const queue = this.queueOf(dir);
       const jobs = await Promise.all(old.map(({ member }) => {
         const { kind, id } = parseMember(member);
@@ -237,11 +240,14 @@ export class SyncQueues {
         // only the admission read above: a job that finished since was released (and perhaps admitted
         // again), and putting it back would run it once more for nothing (bench/scale: ~0.5 spurious
         // reconcile per user at 1,000 directories, 1.7× the worker's CPU on the cluster)
-        else if (await this.admission.giveBack(dir, seen)) requeued++;
+        else if (await this.admission.giveBack(dir, seen)) {
+          requeued++;
+          toAdmit.add(dir);
+        }
       }
       await this.admission.touch(dir, alive);
     }
-    for (const dir of await this.admission.backlogged(dirs)) admitted += await this.admit(dir);
+    for (const dir of toAdmit) admitted += await this.admit(dir);
     return { requeued, admitted };
   }
 

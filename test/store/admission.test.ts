@@ -98,3 +98,35 @@ describe("recovery's give-back", () => {
     expect(await admission.depth("d1")).toEqual({ backlog: 1, admitted: 0 });
   });
 });
+
+describe("the probe of the periodic chores", () => {
+  it("should tell backlog, admitted and the admissions at or before a moment of each directory in one command per directory", async () => {
+    await admission.add("d1", ["user:a", "user:b", "user:c", "user:d"]);
+    expect(await admission.admit("d1", 2, 1000)).toEqual(["user:a", "user:b"]);
+    expect(await admission.retrying("d1", "user:b", 3000)).toBe(true);
+    expect(await admission.admit("d1", 2, 6000)).toEqual(["user:c"]);
+    await admission.add("d2", ["group:x"]);
+
+    // every command this store sends, as ioredis sends it (a script is one EVALSHA, plus an EVAL the first time)
+    const conn = createStoreConnection(TEST_REDIS);
+    await waitReady(conn);
+    const sent: string[] = [];
+    const send = conn.sendCommand.bind(conn);
+    conn.sendCommand = ((c: { name: string }, ...rest: unknown[]) => { sent.push(c.name); return (send as (...a: unknown[]) => unknown)(c, ...rest); }) as typeof conn.sendCommand;
+    try {
+      const probing = new AdmissionStore(conn, prefix);
+      await probing.probe(["d0"]); // the script is loaded (EVAL) here, once
+      sent.length = 0;
+      const probes = await probing.probe(["d1", "d2", "d3"], 3000);
+      expect(probes.get("d1")).toEqual({ backlog: 1, admitted: 3, old: [{ member: "user:a", stamp: 1000 }, { member: "user:b", stamp: 3000 }] });
+      expect(probes.get("d2")).toEqual({ backlog: 1, admitted: 0, old: [] });
+      expect(probes.get("d3")).toEqual({ backlog: 0, admitted: 0, old: [] });
+      expect(sent).toEqual(["evalsha", "evalsha", "evalsha"]);
+      expect((await probing.probe(["d1"])).get("d1")).toEqual({ backlog: 1, admitted: 3, old: [] });
+      expect(await probing.backlogged(["d1", "d2", "d3"])).toEqual(["d1", "d2"]);
+      expect(await probing.depth("d1")).toEqual({ backlog: 1, admitted: 3 });
+    } finally {
+      conn.disconnect();
+    }
+  });
+});
