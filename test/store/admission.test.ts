@@ -130,3 +130,17 @@ describe("the probe of the periodic chores", () => {
     }
   });
 });
+
+describe("recovery's re-stamp", () => {
+  it("should re-stamp the members still admitted, in flight or retrying, and add none that left", async () => {
+    await admission.add("d1", ["user:a", "user:b", "user:c"]);
+    expect(await admission.admit("d1", 3, 1000)).toEqual(["user:a", "user:b", "user:c"]);
+    expect(await admission.retrying("d1", "user:b", 1500)).toBe(true);
+    await admission.release("d1", "user:c");
+    await admission.touch("d1", ["user:a", "user:b", "user:c"], 9000);
+    expect((await admission.probe(["d1"], 9000)).get("d1")).toEqual({
+      backlog: 0, admitted: 2, old: [{ member: "user:a", stamp: 9000 }, { member: "user:b", stamp: 9000 }],
+    });
+    expect((await admission.probe(["d1"], 8999)).get("d1")!.old).toEqual([]);
+  });
+});
