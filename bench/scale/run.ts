@@ -154,21 +154,54 @@ interface Idle {
   commands: Array<{ cmd: string; perS: number }>;
 }
 
+/** What every process and Redis node has used so far: CPU, system calls, commands. */
+interface Reading {
+  nodes: RedisNode[];
+  cpuMs: Map<string, number>;
+  io: Map<string, { reads: number; writes: number }>;
+}
+
+async function readAll(procs: ServerChild[], target: Target): Promise<Reading> {
+  return {
+    nodes: await target.redisNodes(),
+    cpuMs: new Map(procs.map((p) => [p.name, cpuMs(p.pid)])),
+    io: new Map(procs.map((p) => [p.name, ioCalls(p.pid)])),
+  };
+}
+
+/** What was used between two readings: CPU seconds and system calls per process, Redis CPU and commands. */
+function usedBetween(a: Reading, b: Reading): {
+  procCpu: Record<string, number>;
+  procIo: Record<string, { reads: number; writes: number }>;
+  redisCpu: RedisCpu;
+  redisCommands: Array<{ cmd: string; calls: number; s: number }>;
+} {
+  const names = [...b.cpuMs.keys()];
+  const [c0, c1] = [cpuByRole(a.nodes), cpuByRole(b.nodes)];
+  return {
+    procCpu: Object.fromEntries(names.map((n) => [n, ((b.cpuMs.get(n) ?? 0) - (a.cpuMs.get(n) ?? 0)) / 1000])),
+    procIo: Object.fromEntries(names.map((n) => {
+      const [x, y] = [a.io.get(n) ?? { reads: 0, writes: 0 }, b.io.get(n) ?? { reads: 0, writes: 0 }];
+      return [n, { reads: y.reads - x.reads, writes: y.writes - x.writes }];
+    })),
+    redisCpu: { masters: c1.masters - c0.masters, replicas: c1.replicas - c0.replicas },
+    redisCommands: commandsBetween(a.nodes, b.nodes),
+  };
+}
+
 /**
  * The cost of the directories alone: `seconds` with the workers ready and nothing pushed. What a worker
  * does then (its sweeps, recovery and polls) grows with the number of directories, not with the work.
  */
 async function measureIdle(procs: ServerChild[], target: Target, seconds: number): Promise<Idle> {
-  const nodes0 = await target.redisNodes();
-  const cpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
+  const before = await readAll(procs, target);
   await sleep(seconds * 1000);
-  const nodes1 = await target.redisNodes();
-  const [a, b] = [cpuByRole(nodes0), cpuByRole(nodes1)];
+  const used = usedBetween(before, await readAll(procs, target));
   return {
     seconds,
-    procPct: Object.fromEntries(procs.map((p) => [p.name, (cpuMs(p.pid) - (cpu0.get(p.name) ?? 0)) / 10 / seconds])),
-    redisPct: (b.masters - a.masters) * 100 / seconds,
-    commands: commandsBetween(nodes0, nodes1).sort((x, y) => y.calls - x.calls).map((c) => ({ cmd: c.cmd, perS: c.calls / seconds })),
+    procPct: Object.fromEntries(Object.entries(used.procCpu).map(([n, s]) => [n, s * 100 / seconds])),
+    redisPct: used.redisCpu.masters * 100 / seconds,
+    commands: [...used.redisCommands].sort((x, y) => y.calls - x.calls).map((c) => ({ cmd: c.cmd, perS: c.calls / seconds })),
   };
 }
 
@@ -436,10 +469,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
     sent = 0;
   }
   const idle = IDLE_SECONDS > 0 ? await measureIdle(procs, target, IDLE_SECONDS) : undefined;
-  const nodes0 = await target.redisNodes();
-  const cpu0 = cpuByRole(nodes0);
-  const procCpu0 = new Map(procs.map((p) => [p.name, cpuMs(p.pid)]));
-  const procIo0 = new Map(procs.map((p) => [p.name, ioCalls(p.pid)]));
+  const before = await readAll(procs, target);
   const t0 = Date.now();
   await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
     for (;;) {
@@ -484,14 +514,9 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
     await sleep(2000);
   }
   const matchMs = Date.now() - t0;
-  const nodes1 = await target.redisNodes();
-  const cpu1 = cpuByRole(nodes1);
-  const procCpu = Object.fromEntries(procs.map((p) => [p.name, (cpuMs(p.pid) - (procCpu0.get(p.name) ?? 0)) / 1000]));
-  const procIo = Object.fromEntries(procs.map((p) => {
-    const [a, b] = [procIo0.get(p.name) ?? { reads: 0, writes: 0 }, ioCalls(p.pid)];
-    return [p.name, { reads: b.reads - a.reads, writes: b.writes - a.writes }];
-  }));
-  const roles = new Map(nodes1.map((n) => [n.port, n.role]));
+  const after = await readAll(procs, target);
+  const used = usedBetween(before, after);
+  const roles = new Map(after.nodes.map((n) => [n.port, n.role]));
   clearInterval(sampler);
   sample();
 
@@ -523,8 +548,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
     peakAt: Object.fromEntries(Object.entries(peakSeen).map(([name, { ms, byPort }]) => [name, {
       ms, byPort: [...byPort].sort((a, b) => a[0] - b[0]).map(([port, n]) => ({ port, role: roles.get(port) ?? "?", n })),
     }])),
-    redisCpu: { masters: cpu1.masters - cpu0.masters, replicas: cpu1.replicas - cpu0.replicas }, procCpu,
-    redisCommands: commandsBetween(nodes0, nodes1), procIo, idle,
+    ...used, idle,
     attempts: await sumCounter(workers, "sync_jobs_total", "kind", "outcome"),
     calls: await sumCounter(workers, "platform_calls_total", "status"),
   };
