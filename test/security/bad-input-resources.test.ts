@@ -151,6 +151,15 @@ describe("PATCH values of the wrong type", () => {
     }
     for (const path of [5, {}, [], true, ""]) await refused(patchUser([{ op: "replace", path, value: "x" }]), "invalidPath");
   });
+
+  it("should refuse an op that is not a string with 400 invalidSyntax, never a 500", async () => {
+    // found by test/security/property.test.ts (seed -559816379): String() of {"toString": false} throws
+    for (const op of [{ toString: false }, { valueOf: 1, toString: 2 }, ["add"], { op: "add" }, null, true]) {
+      const body = { Operations: [{ op, path: "title", value: "x" }] };
+      await refused(() => request(s.app).patch(`${U}/${userId}`).set(s.auth()).send(body), "invalidSyntax");
+      await refused(() => request(s.app).patch(`${G}/${groupId}`).set(s.auth()).send({ Operations: [{ op, path: "displayName", value: "x" }] }), "invalidSyntax");
+    }
+  });
 });
 
 describe("group member lists with values that are not ids", () => {

@@ -55,9 +55,12 @@ export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperatio
   ops.forEach((raw, i) => {
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new ScimError(400, "invalidSyntax", `Operation ${i + 1} must be an object`);
     const o = raw as Json;
-    const opName = String(getCI(o, "op") ?? "").toLowerCase();
+    // [RFC7644§3.5.2] "Each operation object MUST contain the following "op" member": a string. Anything
+    // else is refused as it is; String() of a body's object can throw ({"toString": false} was a 500)
+    const rawOp = getCI(o, "op");
+    const opName = typeof rawOp === "string" ? rawOp.toLowerCase() : "";
     if (opName !== "add" && opName !== "remove" && opName !== "replace") {
-      throw new ScimError(400, "invalidSyntax", `Invalid operation '${String(getCI(o, "op"))}' for operation ${i + 1} in PatchOp request body`);
+      throw new ScimError(400, "invalidSyntax", `Invalid operation ${rawOp === undefined ? "(none)" : JSON.stringify(rawOp)} for operation ${i + 1} in PatchOp request body`);
     }
     const path = getCI(o, "path");
     const value = getCI(o, "value");
