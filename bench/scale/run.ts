@@ -43,7 +43,11 @@
  * with `redis.clusterNodes`. No replicas by default, as the single Redis has none: on this machine a
  * replica shares the two cores with the bridge (80–88 s of CPU in a full-size run, which a production
  * cluster's replicas spend on hosts of their own), so the ratio would weigh replication, not the cluster;
- * BENCH_CLUSTER_REPLICAS=1 adds one replica per master. Each run also prints the CPU time every Redis
+ * BENCH_CLUSTER_REPLICAS=1 adds one replica per master. BENCH_CLUSTER_MASTERS=1 runs the cluster on one master
+ * that holds every slot (no replicas): the bridge in cluster mode (ioredis Cluster, one command per slot,
+ * the outbox signal) with all Redis work in one process, as on the single Redis. Between it and 3 masters
+ * the bridge's commands are the same, so the cost of the cluster splits into what cluster mode costs the
+ * bridge and what three Redis processes cost on this machine. Each run also prints the CPU time every Redis
  * process spent during it (INFO cpu), masters and replicas apart. Each run has a simulator of its own (no
  * state of an earlier run).
  * Keys under `bench-scale-<uuid>` (and its queue shards `{bench-scale-<uuid>:q<n>}`), deleted at the end
@@ -79,6 +83,7 @@ const MODES = (process.env.BENCH_REDIS ?? "single,cluster").split(",").map((m) =
 const SHARDS = envNumber("BENCH_SHARDS", 4);
 const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 16);
 const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 0);
+const CLUSTER_MASTERS = envNumber("BENCH_CLUSTER_MASTERS", 3);
 /** Rounds of the whole set of runs (order of the Redis targets alternating by round); ratios are the median of the rounds'. */
 const ROUNDS = envNumber("BENCH_ROUNDS", 1);
 /** How often RSS and Redis connections are sampled (ms). */
@@ -563,7 +568,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
 
 function print(r: RunResult): void {
   const w = Object.keys(r.rss).filter((n) => n.startsWith("worker"));
-  console.log(`\n${r.workers} worker process(es), ${r.mode} Redis${r.round ? `, round ${r.round} of ${ROUNDS}` : ""}:`);
+  console.log(`\n${r.workers} worker process(es), ${r.mode} Redis${r.mode === "cluster" && CLUSTER_MASTERS !== 3 ? ` (${CLUSTER_MASTERS} master)` : ""}${r.round ? `, round ${r.round} of ${ROUNDS}` : ""}:`);
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
   const waits = (w: Waits) => `median ${fmt(w.median / 1000)} s, p99 ${fmt(w.p99 / 1000)} s, max ${fmt(w.max / 1000)} s (max ÷ median ${fmt(spread(w))}`;
   console.log(`  first sync wait per directory: ${waits(r.firstSync)}; goal ≤ 2)`);
@@ -601,7 +606,7 @@ async function singleTarget(): Promise<Target> {
 }
 
 async function clusterTarget(): Promise<Target> {
-  const cluster: LocalCluster = await startRedisCluster(set, 2000, CLUSTER_REPLICAS);
+  const cluster: LocalCluster = await startRedisCluster(set, 2000, CLUSTER_REPLICAS, CLUSTER_MASTERS);
   clusterClient = new Cluster(cluster.seeds.map((s) => ({ host: "127.0.0.1", port: Number(s.split(":")[1]) })), { redisOptions: { connectionName: "scim-bridge-bench" } });
   clusterClient.on("error", () => undefined);
   await clusterClient.ping();
@@ -615,7 +620,7 @@ async function clusterTarget(): Promise<Target> {
 async function main(): Promise<void> {
   for (const m of MODES) if (m !== "single" && m !== "cluster") throw new Error(`BENCH_REDIS: expected single and/or cluster, got ${m}`);
   console.log(`bench/scale — node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; ${SHARDS} queue shards × ${SHARD_CONCURRENCY} jobs; workers: ${WORKER_COUNTS.join(", ")} (node ${WORKER_NODE_ARGS.join(" ")}); Redis: ${MODES.join(", ")}${MODES.includes("cluster") ? ` (cluster: 3 masters × ${CLUSTER_REPLICAS} replica(s))` : ""}`);
+  console.log(`${DIRS} directories × ${USERS} users and ${GROUPS} groups of ${MEMBERS} members, pushed over ${PUSH_CLIENTS} connections; ${SHARDS} queue shards × ${SHARD_CONCURRENCY} jobs; workers: ${WORKER_COUNTS.join(", ")} (node ${WORKER_NODE_ARGS.join(" ")}); Redis: ${MODES.join(", ")}${MODES.includes("cluster") ? ` (cluster: ${CLUSTER_MASTERS} master(s) × ${CLUSTER_REPLICAS} replica(s))` : ""}`);
   const build = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   spawnSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "bench/scim/tsconfig.json"], { cwd: ROOT });
@@ -647,7 +652,7 @@ async function main(): Promise<void> {
     // two decimals: at one, 0.89 printed as 0.9 and read as the goal met
     if (push.length) {
       const rounds = ROUNDS > 1 ? ` (median of ${push.length} rounds: push ${two(push)}; sync ${two(sync)})` : "";
-      console.log(`cluster ÷ single Redis, ${n} worker(s): push ${median(push).toFixed(2)}×, sync throughput (1 ÷ time to match) ${median(sync).toFixed(2)}× (goal ≥ 0.9)${rounds}`);
+      console.log(`cluster${CLUSTER_MASTERS !== 3 ? ` (${CLUSTER_MASTERS} master)` : ""} ÷ single Redis, ${n} worker(s): push ${median(push).toFixed(2)}×, sync throughput (1 ÷ time to match) ${median(sync).toFixed(2)}× (goal ≥ 0.9)${rounds}`);
     }
   }
   for (const m of MODES) {

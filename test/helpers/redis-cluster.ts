@@ -53,13 +53,23 @@ async function onNode<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T>
   }
 }
 
-/** Starts 3 masters with `replicas` replicas each (default 1: 6 nodes) and joins them. */
-export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, replicas = 1): Promise<LocalCluster> {
-  const nodes = await Promise.all(Array.from({ length: 3 * (1 + replicas) }, (_, i) => startServer(set, `redis-cluster-${i}`, [
+/**
+ * Starts `masters` masters (3 by default) with `replicas` replicas each (default 1: 6 nodes) and joins them.
+ * One master (bench/scale's BENCH_CLUSTER_MASTERS=1, no replicas) holds every slot: cluster mode with the
+ * Redis work in one process, as on a single Redis. `redis-cli --cluster create` wants at least 3 masters,
+ * so that node takes its slots itself (CLUSTER ADDSLOTSRANGE) and announces its address: a node learns
+ * its own address only from the nodes that meet it, and a node that meets none would tell the clients
+ * (CLUSTER SLOTS) an empty one.
+ */
+export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, replicas = 1, masters = 3): Promise<LocalCluster> {
+  if (masters !== 3 && !(masters === 1 && replicas === 0)) throw new Error(`a local cluster has 3 masters, or 1 without replicas (asked: ${masters} × ${replicas})`);
+  const nodes = await Promise.all(Array.from({ length: masters * (1 + replicas) }, (_, i) => startServer(set, `redis-cluster-${i}`, [
     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(nodeTimeoutMs),
+    ...(masters === 1 ? ["--cluster-announce-ip", "127.0.0.1"] : []),
   ])));
   const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
-  await run(CLI, ["--cluster", "create", ...seeds, "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: 30000 });
+  if (masters === 1) await onNode(nodes[0].port, (r) => r.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+  else await run(CLI, ["--cluster", "create", ...seeds, "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: 30000 });
   const alive = () => nodes.filter((n) => n.proc.running);
 
   const c: LocalCluster = {
@@ -90,7 +100,7 @@ export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, r
   for (;;) {
     const roles = await Promise.all(nodes.map((n) => onNode(n.port, (r) => r.info("replication"))));
     const replicasUp = roles.filter((s) => /role:slave/.test(s) && /master_link_status:up/.test(s)).length;
-    if (replicasUp === 3 * replicas) break;
+    if (replicasUp === masters * replicas) break;
     if (Date.now() > end) throw new Error(`replicas not in sync:\n${roles.join("\n---\n")}`);
     await sleep(100);
   }
