@@ -15,6 +15,7 @@ import fs from "node:fs";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from "ioredis";
 import { describeRedisError, isFatalRedisError } from "./redis-errors";
+import { slotOf } from "./key-slot";
 
 /** A connection of either kind; every store accepts both. */
 export type RedisConnection = Redis | Cluster;
@@ -77,6 +78,19 @@ class BridgeCluster extends Cluster {
     this.on("refresh", () => {
       for (const replica of this.nodes("slave")) if (replica.status !== "wait") replica.disconnect();
     });
+  }
+
+  /**
+   * Routes each command by the slot of its first key, as ioredis does (`Command.getSlot` keeps a slot set
+   * beforehand), with the slot from `key-slot.ts`, computed once per hash tag.
+   */
+  override sendCommand(...[command, stream, node]: Parameters<Cluster["sendCommand"]>): unknown {
+    const c = command as unknown as { slot?: number | null };
+    if (!node && c.slot === undefined) {
+      const key = command.getKeys()[0];
+      c.slot = key == null ? null : slotOf(key);
+    }
+    return super.sendCommand(command, stream, node);
   }
 
   /**

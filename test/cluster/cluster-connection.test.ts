@@ -7,6 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
 import { UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { slotOf } from "../../src/store/key-slot";
+import { SLOT_CASES } from "../helpers/key-slot-cases";
 import { waitFor } from "../helpers/sync-env";
 import { TEST_CLUSTER_NODES, TEST_REDIS, cleanPrefix, testPrefix } from "../helpers/redis";
 
@@ -41,6 +43,28 @@ describe("the cluster project's Redis", () => {
       for (const n of byDir.values()) expect(n).toBeGreaterThanOrEqual(3); // user hash, users zset, indexes, outbox…
     }
     expect(holders.size).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("the slot a cluster connection routes a command by", () => {
+  /** MOVED answers the masters have given so far (INFO errorstats). */
+  const movedSoFar = async () => {
+    let n = 0;
+    for (const master of (redis as Cluster).nodes("master")) n += Number(/errorstat_MOVED:count=(\d+)/.exec(await master.info("errorstats"))?.[1] ?? 0);
+    return n;
+  };
+
+  it("should be the slot Redis gives the key (CLUSTER KEYSLOT)", async () => {
+    const master = (redis as Cluster).nodes("master")[0];
+    for (const key of SLOT_CASES) expect([key, slotOf(key)]).toEqual([key, Number(await master.call("CLUSTER", "KEYSLOT", key))]);
+  });
+
+  it("should send each command to the master of its key's slot the first time (no MOVED)", async () => {
+    const before = await movedSoFar();
+    const keys = Array.from({ length: 60 }, (_, i) => `${prefix}:{route-${i}}:u:${i}`);
+    await Promise.all(keys.map((k, i) => redis.set(k, String(i))));
+    expect(await Promise.all(keys.map((k) => redis.get(k)))).toEqual(keys.map((_, i) => String(i)));
+    expect(await movedSoFar()).toBe(before);
   });
 });
 

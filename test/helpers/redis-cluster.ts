@@ -32,7 +32,8 @@ export interface LocalCluster {
   waitHealthy(timeoutMs?: number): Promise<void>;
 }
 
-async function startServer(set: ProcessSet, name: string, args: string[]): Promise<ClusterNodeProcess> {
+/** A redis-server (no persistence) on a free loopback port with `args` added: a cluster node, or a plain one (bench/cluster-client). */
+export async function startServer(set: ProcessSet, name: string, args: string[]): Promise<ClusterNodeProcess> {
   const port = await freePort();
   const dir = set.tempDir(name);
   const proc = set.spawn(`${name}:${port}`, SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
