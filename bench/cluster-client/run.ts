@@ -15,6 +15,7 @@ import { createQueueConnection, waitReady, type RedisConnection } from "../../sr
 import { ProcessSet } from "../../test/helpers/processes";
 import { startRedisCluster, startServer } from "../../test/helpers/redis-cluster";
 import { envNumber } from "../scim/harness";
+import { median } from "../scim/report";
 
 const COMMANDS = envNumber("BENCH_COMMANDS", 200_000);
 const ROUNDS = envNumber("BENCH_ROUNDS", 5);
@@ -42,11 +43,6 @@ async function measure(r: Scripted, n: number): Promise<number> {
   }));
   const used = process.cpuUsage(before);
   return (used.user + used.system) / n;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 async function main(): Promise<void> {

@@ -84,6 +84,8 @@ const SHARDS = envNumber("BENCH_SHARDS", 4);
 const SHARD_CONCURRENCY = envNumber("BENCH_SHARD_CONCURRENCY", 16);
 const CLUSTER_REPLICAS = envNumber("BENCH_CLUSTER_REPLICAS", 0);
 const CLUSTER_MASTERS = envNumber("BENCH_CLUSTER_MASTERS", 3);
+/** How a cluster run is named when it is not the usual 3 masters. */
+const CLUSTER_NOTE = CLUSTER_MASTERS !== 3 ? ` (${CLUSTER_MASTERS} master)` : "";
 /** Rounds of the whole set of runs (order of the Redis targets alternating by round); ratios are the median of the rounds'. */
 const ROUNDS = envNumber("BENCH_ROUNDS", 1);
 /** How often RSS and Redis connections are sampled (ms). */
@@ -568,7 +570,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
 
 function print(r: RunResult): void {
   const w = Object.keys(r.rss).filter((n) => n.startsWith("worker"));
-  console.log(`\n${r.workers} worker process(es), ${r.mode} Redis${r.mode === "cluster" && CLUSTER_MASTERS !== 3 ? ` (${CLUSTER_MASTERS} master)` : ""}${r.round ? `, round ${r.round} of ${ROUNDS}` : ""}:`);
+  console.log(`\n${r.workers} worker process(es), ${r.mode} Redis${r.mode === "cluster" ? CLUSTER_NOTE : ""}${r.round ? `, round ${r.round} of ${ROUNDS}` : ""}:`);
   console.log(`  push: ${fmt(r.pushRps)} req/s (${fmt(r.pushS)} s); simulator matched after ${fmt(r.matchS)} s`);
   const waits = (w: Waits) => `median ${fmt(w.median / 1000)} s, p99 ${fmt(w.p99 / 1000)} s, max ${fmt(w.max / 1000)} s (max ÷ median ${fmt(spread(w))}`;
   console.log(`  first sync wait per directory: ${waits(r.firstSync)}; goal ≤ 2)`);
@@ -652,7 +654,7 @@ async function main(): Promise<void> {
     // two decimals: at one, 0.89 printed as 0.9 and read as the goal met
     if (push.length) {
       const rounds = ROUNDS > 1 ? ` (median of ${push.length} rounds: push ${two(push)}; sync ${two(sync)})` : "";
-      console.log(`cluster${CLUSTER_MASTERS !== 3 ? ` (${CLUSTER_MASTERS} master)` : ""} ÷ single Redis, ${n} worker(s): push ${median(push).toFixed(2)}×, sync throughput (1 ÷ time to match) ${median(sync).toFixed(2)}× (goal ≥ 0.9)${rounds}`);
+      console.log(`cluster${CLUSTER_NOTE} ÷ single Redis, ${n} worker(s): push ${median(push).toFixed(2)}×, sync throughput (1 ÷ time to match) ${median(sync).toFixed(2)}× (goal ≥ 0.9)${rounds}`);
     }
   }
   for (const m of MODES) {
