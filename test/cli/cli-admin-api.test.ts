@@ -36,6 +36,9 @@ const platform = (method: string, p: string, body?: object) => fetch(`${simBaseU
   method, headers: { Authorization: `Bearer ${PLATFORM_KEY}`, "Content-Type": "application/scim+json" }, body: body && JSON.stringify(body),
 });
 const isFailed = async (id: string) => ((await admin("/directories/demo/failed")) as Array<{ id: string }>).some((f) => f.id === id);
+/** Whether the platform has a user of this userName (a new SCIM user is not "pending" until the dispatcher has read it). */
+const onPlatform = async (userName: string) =>
+  ((await (await platform("GET", `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).json()) as { totalResults: number }).totalResults === 1;
 
 beforeAll(async () => {
   buildDir = path.join(compiledBuild(), "dist");
@@ -103,7 +106,7 @@ describe("scim-bridge (compiled) against a running npm run demo", () => {
   it("resync <dir> with the printed environment: should follow the demo's resync to its summary", async () => {
     const created = await scim("POST", "/Users", userBody("cli.resync@example.com"));
     expect(created.status).toBe(201);
-    await waitFor(async () => ((await admin("/directories/demo")) as { items: { pending: number } }).items.pending === 0, 20000, "the new user synced");
+    await waitFor(async () => await onPlatform("cli.resync@example.com") && ((await admin("/directories/demo")) as { items: { pending: number } }).items.pending === 0, 20000, "the new user synced");
     const r = await cli(["resync", "demo"], printedEnv);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("resync of demo queued");
@@ -116,7 +119,7 @@ describe("scim-bridge (compiled) against a running npm run demo", () => {
     // a rename onto a userName the platform already has fails the item (409 uniqueness on the platform)
     const created = await scim("POST", "/Users", userBody("cli.retry@example.com"));
     const id = ((await created.json()) as { id: string }).id;
-    await waitFor(async () => ((await admin("/directories/demo")) as { items: { pending: number } }).items.pending === 0, 20000, "the user synced");
+    await waitFor(() => onPlatform("cli.retry@example.com"), 20000, "the user synced");
     const taken = await platform("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "cli.taken@example.com" });
     expect(taken.status).toBe(201);
     const takenId = ((await taken.json()) as { id: string }).id;

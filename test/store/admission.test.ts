@@ -21,6 +21,14 @@ beforeEach(() => {
 afterEach(async () => cleanPrefix(redis, prefix));
 afterAll(() => redis.disconnect());
 
+describe("the backlog", () => {
+  it("should admit members in the order they were added, not in byte order", async () => {
+    await admission.add("d1", ["user:b", "group:z", "user:a", "group:a"], 1_764_000_000_000);
+    await admission.add("d1", ["user:c", "user:b"], 1_764_000_000_001); // user:b keeps its place
+    expect(await admission.admit("d1", 5)).toEqual(["user:b", "group:z", "user:a", "group:a", "user:c"]);
+  });
+});
+
 describe("a retry's slot", () => {
   it("should be lent while the job waits out its delay and taken back when it runs", async () => {
     await admission.add("d1", ["user:a", "user:b"]);
