@@ -30,7 +30,7 @@ const CLUSTER_SUITES = [
   "test/scim/users.test.ts", "test/scim/groups.test.ts", "test/scim/paging.test.ts", "test/scim/auth-failures.test.ts",
   "test/sync/workforce.test.ts", "test/sync/workforce-groups.test.ts", "test/sync/embed-user.test.ts", "test/sync/embed-groups.test.ts",
   "test/sync/resync.test.ts", "test/sync/sweeper.test.ts", "test/sync/rate-limit.test.ts", "test/sync/sync-state.test.ts",
-  "test/sync/worker-blocking.test.ts", "test/sync/slot-handoff.test.ts",
+  "test/sync/worker-blocking.test.ts", "test/sync/slot-handoff.test.ts", "test/sync/outbox-signal.test.ts",
   "test/cluster/*.test.ts",
 ];
 

@@ -1,9 +1,8 @@
 /**
  * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
  * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
- * connections of a process do not grow with the directories: one shared connection, the dispatcher's
- * blocking read (single Redis and Sentinel only: on a cluster the dispatcher polls on the shared one), and
- * one blocking connection per shard Worker. Nor do its other per-process costs: one
+ * connections of a process do not grow with the directories: one shared connection (the dispatcher's
+ * reads too: they never block) and one blocking connection per shard Worker. Nor do its other per-process costs: one
  * platform connection pool per origin (src/platform/platform-pools.ts; each directory keeps its own
  * connection cap), one timer for every directory's key checks and one for their revivals
  * (src/sync/directory-rounds.ts). Directories are registered (a processor in
@@ -92,10 +91,6 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   coalesceWrites(redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
-  // the dispatcher's blocking XREADGROUP gets a connection of its own; on a cluster it polls the outboxes
-  // (one slot per command) on the shared connection and blocks nowhere, so it needs none
-  const blocking = redis instanceof Cluster ? undefined : createQueueConnection(config.redis);
-  blocking?.on("error", () => undefined);
   const prefix = config.redis.keyPrefix;
   const users = new UserStore(redis, prefix);
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
@@ -210,7 +205,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   }, config.sync.sweepIntervalMs);
   recovery.unref();
 
-  dispatcher = new OutboxDispatcher(redis, blocking ?? redis, queues, {
+  dispatcher = new OutboxDispatcher(redis, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
     consumer, sweepIntervalMs: config.sync.sweepIntervalMs,
     claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000), fullPollMs: opts.outboxFullPollMs,
@@ -239,7 +234,6 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await Promise.all([...clients.values()].map((c) => c.close()));
       await pools.close();
       await counters.close().catch(() => undefined);
-      blocking?.disconnect();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -9,29 +9,26 @@
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
  *
- * Directories come and go at runtime (`addDirectory` / `removeDirectory`): the next read (≤ blockMs
+ * Directories come and go at runtime (`addDirectory` / `removeDirectory`): the next round (≤ IDLE_POLL_MAX_MS
  * later) covers the new set. A removed directory's outbox stays as it is until it is added again.
  *
- * The blocking XREADGROUP has a connection of its own: every other command (claims, pending marks, acks)
- * goes on the shared one, so the sweeper never waits behind a read that blocks for `blockMs`. On Redis
- * Cluster nothing blocks (the streams are polled, below), and the worker passes the shared connection.
- *
- * On Redis Cluster each round reads only the outboxes that have news: those the store named in the outbox
- * signal (src/store/outbox-signal.ts) since the last round, and those whose last read returned a full
- * batch. Every `fullPollMs` a round reads every outbox, which catches an entry whose signal was lost.
+ * Each round reads only the outboxes that have news, one short XREADGROUP each: those the store named in
+ * the outbox signal (src/store/outbox-signal.ts) since the last round, and those whose last read returned
+ * a full batch. Every `fullPollMs` a round reads every outbox, which catches an entry whose signal was
+ * lost. Nothing blocks, on single Redis as on a cluster: no command names more than one outbox, so no
+ * read holds Redis for every tenant at once, and the dispatcher needs no connection of its own.
  */
 import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import { ackOutboxEntries, DirectoryKeys, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 import { inLanes } from "./lanes";
 
 export const DISPATCH_GROUP = "dispatch";
-/** Shortest wait between two polling rounds on Redis Cluster (doubling while idle, up to IDLE_POLL_MAX_MS). */
+/** Shortest wait between two polling rounds (doubling while idle, up to IDLE_POLL_MAX_MS). */
 const IDLE_POLL_MIN_MS = 20;
-/** Longest wait between two polling rounds on Redis Cluster while nothing happens (a round is one SPOP). */
+/** Longest wait between two polling rounds while nothing happens (a round is one SPOP). */
 const IDLE_POLL_MAX_MS = 100;
 /** Directories taken from the outbox signal per round. */
 const SIGNAL_TAKE = 1000;
@@ -44,6 +41,12 @@ const SIGNAL_TAKE = 1000;
 const HANDLE_LANES = 64;
 /** Consumer groups created at once at start (one round trip each). */
 const INIT_LANES = 64;
+/**
+ * Outboxes read at once in a round. A full poll of 1,000 outboxes sent as one pipeline would hold Redis
+ * for all of them in one go (it runs a client's pipelined commands back to back); in lanes of 64 other
+ * clients' commands come in between.
+ */
+const READ_LANES = 64;
 
 export interface DispatcherOptions {
   keyPrefix: string;
@@ -52,9 +55,8 @@ export interface DispatcherOptions {
   sweepIntervalMs: number;
   /** Pending entries idle this long are taken over by the sweeper. */
   claimIdleMs: number;
-  blockMs?: number;
   batch?: number;
-  /** Redis Cluster: every outbox is read at least this often, signalled or not (default 5,000 ms). */
+  /** Every outbox is read at least this often, signalled or not (default 5,000 ms). */
   fullPollMs?: number;
 }
 
@@ -77,16 +79,13 @@ export class OutboxDispatcher {
   /** Where the next read's handling starts in the list of streams (moves on every read: fair turns). */
   private turn = 0;
   private readonly signal: OutboxSignal;
-  /** Redis Cluster: outboxes whose last read returned a full batch (read again without a signal). */
+  /** Outboxes whose last read returned a full batch (read again without a signal). */
   private readonly more = new Set<string>();
-  /** Redis Cluster: when every outbox was last read. */
+  /** When every outbox was last read. */
   private lastFullPoll = 0;
 
   constructor(
-    /** Commands that return at once (XGROUP, XAUTOCLAIM, pending marks, XACK/XDEL). */
     private readonly redis: RedisConnection,
-    /** Used only for the blocking XREADGROUP. */
-    private readonly blocking: RedisConnection,
     private readonly queues: SyncQueues,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
@@ -114,7 +113,7 @@ export class OutboxDispatcher {
     const key = new DirectoryKeys(this.options.keyPrefix, id).outbox;
     await this.createGroup(key);
     this.streams.set(key, id);
-    this.more.add(key); // on a cluster: entries written before it was added are read next round, not at the next full poll
+    this.more.add(key); // entries written before it was added are read next round, not at the next full poll
   }
 
   /** Stops reading a directory's outbox (entries stay for when it is added again). */
@@ -128,7 +127,7 @@ export class OutboxDispatcher {
     this.loops = [this.readLoop(), this.sweepLoop()];
   }
 
-  /** Stops both loops: the sweeper at once, the reader after its current blocking read (≤ blockMs). */
+  /** Stops both loops: the sweeper at once, the reader after its current round. */
   async stop(): Promise<void> {
     this.running = false;
     this.wakeSweeper?.();
@@ -172,39 +171,29 @@ export class OutboxDispatcher {
 
   private async readLoop(): Promise<void> {
     let idleMs = IDLE_POLL_MIN_MS;
+    const batch = this.options.batch ?? 500;
     while (this.running) {
       const keys = [...this.streams.keys()];
       if (keys.length === 0) {
-        await new Promise((r) => setTimeout(r, this.options.blockMs ?? 1000));
+        await sleep(IDLE_POLL_MAX_MS);
         continue;
       }
-      // On Redis Cluster each directory's outbox is in its own hash slot, and one XREADGROUP may only name
-      // keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"): poll the streams one
-      // command each instead of one blocking read of them all (also with one stream: the connection may be
-      // the shared one, which must never block).
-      const perSlot = this.blocking instanceof Cluster;
       try {
-        if (!perSlot) {
-          const res = (await this.blocking.xreadgroup(
-            "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", this.options.batch ?? 500, "BLOCK", this.options.blockMs ?? 1000,
-            "STREAMS", ...keys, ...keys.map(() => ">"),
-          )) as Array<[string, StreamEntry[]]> | null;
-          await this.handleAll(res ?? []);
-          continue;
-        }
         const { keys: due, signalled } = await this.dueStreams(keys);
-        const batch = this.options.batch ?? 500;
-        const reads = await Promise.all(due.map((key) => this.redis.xreadgroup(
-          "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", batch, "STREAMS", key, ">",
-        ) as Promise<Array<[string, StreamEntry[]]> | null>));
-        const batches = reads.flatMap((res) => res ?? []);
+        const batches: Array<[string, StreamEntry[]]> = [];
+        await inLanes(due, READ_LANES, async (key) => {
+          const res = (await this.redis.xreadgroup(
+            "GROUP", DISPATCH_GROUP, this.options.consumer, "COUNT", batch, "STREAMS", key, ">",
+          )) as Array<[string, StreamEntry[]]> | null;
+          if (res) batches.push(...res);
+        });
         const read = batches.reduce((n, [, entries]) => n + entries.length, 0);
         for (const [stream, entries] of batches) if (entries.length >= batch) this.more.add(stream);
         await this.handleAll(batches);
         // idle: wait a little longer each empty round, up to IDLE_POLL_MAX_MS (a round without news costs
         // one SPOP; the full poll comes on its own schedule)
         const busy = read > 0 || signalled >= SIGNAL_TAKE;
-        idleMs = busy ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, IDLE_POLL_MAX_MS, this.options.blockMs ?? 1000);
+        idleMs = busy ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, IDLE_POLL_MAX_MS);
         if (!busy) await sleep(idleMs);
       } catch (err) {
         if (!this.running) return;
@@ -216,7 +205,7 @@ export class OutboxDispatcher {
   }
 
   /**
-   * Redis Cluster: the outboxes this round reads — the signalled ones and those with more to read, or all
+   * The outboxes this round reads — the signalled ones and those with more to read, or all
    * of them when the last full poll is `fullPollMs` old. `signalled`: how many directories the signal gave.
    */
   private async dueStreams(all: string[]): Promise<{ keys: string[]; signalled: number }> {
