@@ -22,7 +22,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
-import { cpuMs, freePort, rssMiB, startChild, type ServerChild } from "../scim/children";
+import { cpuMs, freePort, IMAGE_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { seedUsers, userName } from "../scim/fixtures";
 import { makePool, runLoad, summarise, type LoadResult, type LoadSpec } from "../scim/load";
 import { fmt, tableHeader, tableRow } from "../scim/report";
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     log: { level: "warn" },
     directories: [dir("heavy"), dir("victim")],
   };
-  const child = await startChild("ours", ["--max-semi-space-size=4", path.join(ROOT, "dist/main.js"), "server"], { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) },
+  const child = await startChild("ours", [...IMAGE_NODE_ARGS, path.join(ROOT, "dist/main.js"), "server"], { PATH: process.env.PATH, SCIM_BRIDGE_CONFIG_JSON: JSON.stringify(config) },
     port, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
   children.push(child);
   const victimPool = makePool(child.origin, VICTIM_CLIENTS);

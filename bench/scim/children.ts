@@ -24,7 +24,7 @@ export interface ServerChild {
  * The node flags the product runs with (docker/entrypoint.sh and `npm start`): the bench starts the
  * bridge's roles with them, so the RSS and CPU it reports are those of the image.
  */
-export const IMAGE_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=50"];
+export const IMAGE_NODE_ARGS = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
 
 /** The `worker` role's flags in the image: a larger young generation (fewer scavenges at platform speed). */
 export const IMAGE_WORKER_NODE_ARGS = ["--max-semi-space-size=16", "--heap-growing-percent=50"];

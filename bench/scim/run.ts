@@ -18,7 +18,7 @@
  *      small directory of their own; the time from a one-member PATCH answer until the simulator's group
  *      shows it, BENCH_ROUNDS rounds of BENCH_SYNC_CHANGES (20) changes, median of the per-round p99.
  *
- * Ours is the production entry point in the `server` role alone (`node --max-semi-space-size=4 --heap-growing-percent=50 dist/main.js server`, the image's flags, built
+ * Ours is the production entry point in the `server` role alone (`node --max-semi-space-size=8 --heap-growing-percent=50 dist/main.js server`, the image's flags, built
  * first: no workers, which would retry against the unreachable platform and disturb both sides), with
  * its durable state in the Redis at REDIS_URL under a private prefix `bench-<uuid>`, deleted at the end
  * (also on error and Ctrl-C). Run: `npm run bench:scim`. Knobs (env): BENCH_CLIENTS (50), BENCH_USERS
