@@ -29,7 +29,7 @@ export const DISPATCH_GROUP = "dispatch";
 /** Shortest wait between two polling rounds (doubling while idle, up to IDLE_POLL_MAX_MS). */
 const IDLE_POLL_MIN_MS = 20;
 /** Longest wait between two polling rounds while nothing happens (a round is one SPOP). */
-const IDLE_POLL_MAX_MS = 100;
+const IDLE_POLL_MAX_MS = 50;
 /** Directories taken from the outbox signal per round. */
 const SIGNAL_TAKE = 1000;
 /**
