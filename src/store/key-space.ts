@@ -70,7 +70,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:acct:<sha1(baseUrl)>:owner:<space>", type: "HASH", module: "ownership.ts", match: (kp) => new RegExp(`^${esc(kp)}:acct:[0-9a-f]{40}:owner:.+$`) },
   { pattern: "<kp>:{acct-<hash>}:rate", type: "ZSET", module: "keys.ts (platformAccountRateKey)", match: (kp) => new RegExp(`^${esc(kp)}:\\{acct-[0-9a-f]{16}\\}:rate$`) },
   { pattern: "<kp>:acct:<sha1(baseUrl)>:external-users", type: "SET", module: "account-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:acct:[0-9a-f]{40}:external-users$`) },
-  { pattern: "<kp>:outbox:changed", type: "SET", module: "outbox-signal.ts", match: (kp) => new RegExp(`^${esc(kp)}:outbox:changed$`) },
+  { pattern: "<kp>:outbox:news", type: "ZSET", module: "outbox-signal.ts", match: (kp) => new RegExp(`^${esc(kp)}:outbox:news$`) },
   { pattern: "<kp>:metrics:salt", type: "STRING", module: "keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:metrics:salt$`) },
   { pattern: "{<kp>…}:<queue>:…", type: "BullMQ", module: "queue-keys.ts (shard prefix {<kp>:q<n>}; BullMQ builds the rest)", match: (kp) => new RegExp(`^\\{${esc(kp)}[^}]*\\}:.+$`) },
 ];

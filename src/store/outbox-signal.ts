@@ -1,8 +1,12 @@
 /**
  * Which outboxes have news, for the dispatcher (src/sync/dispatcher.ts).
  *
- *   <keyPrefix>:outbox:changed   SET   ids of the directories whose outbox got an entry since a dispatcher
- *                                      last took them (SPOP)
+ *   <keyPrefix>:outbox:news   ZSET   ids of the directories whose outbox got an entry since a dispatcher
+ *                                   last took them, scored by when they were first named (ZPOPMIN: oldest
+ *                                   news first; an idle dispatcher waits on it with BZPOPMIN)
+ *
+ * (Earlier releases kept a SET at <keyPrefix>:outbox:changed, on Redis Cluster only; the dispatcher deletes
+ * it at start. Signals lost with it wait for the next full poll.)
  *
  * The dispatcher reads only the outboxes named here, one command each, on single Redis, Sentinel and
  * Redis Cluster alike. Reading them all at once is not possible on a cluster: one command may only name
@@ -10,7 +14,8 @@
  * is in its own slot. On single Redis it was possible, and costly: one blocking XREADGROUP named every
  * outbox, and with 1,000 directories each such read took Redis 2.0–2.7 ms (bench/scale, INFO
  * commandstats), time in which it served no other tenant's request; every write to any outbox woke it and
- * it ran again. With the signal, a round costs one SPOP plus one short read per directory with news.
+ * it ran again. With the signal, a round costs one ZPOPMIN plus one short read per directory with news, and
+an idle dispatcher blocks on the signal alone (one key), so a change to an idle directory is read at once.
  *
  * The write scripts cannot add to this set themselves: on a cluster it is not in the directory's slot
  * ("all the keys of a script must hash to the same slot"). So the store adds the directory after its
@@ -20,7 +25,7 @@
  */
 import type { RedisConnection } from "./connection";
 
-/** One signal per connection and key prefix, so the user and group stores' notes of one tick share one SADD. */
+/** One signal per connection and key prefix, so the user and group stores' notes of one tick share one ZADD. */
 const shared = new WeakMap<RedisConnection, Map<string, OutboxSignal>>();
 
 /** The signal of this connection and key prefix (made on first use). */
@@ -32,8 +37,13 @@ export function outboxSignalOf(redis: RedisConnection, keyPrefix: string): Outbo
   return signal;
 }
 
-/** Key of the set. */
+/** Key of the sorted set. */
 export function outboxSignalKey(keyPrefix: string): string {
+  return `${keyPrefix}:outbox:news`;
+}
+
+/** Key of the SET earlier releases kept instead (deleted by the dispatcher at start). */
+export function legacyOutboxSignalKey(keyPrefix: string): string {
   return `${keyPrefix}:outbox:changed`;
 }
 
@@ -45,12 +55,12 @@ export class OutboxSignal {
     this.key = outboxSignalKey(keyPrefix);
   }
 
-  /** Directories noted since the last SADD. */
+  /** Directories noted since the last ZADD. */
   private pending = new Set<string>();
 
   /**
    * After a write script that appended to the directory's outbox committed. The directories noted in one
-   * turn of the event loop go out in one SADD, not awaited: a SCIM answer does not wait for it, and a lost
+   * turn of the event loop go out in one ZADD, not awaited: a SCIM answer does not wait for it, and a lost
    * one only delays the entry until the next full poll (see above).
    */
   notify(directoryId: string): void {
@@ -61,11 +71,26 @@ export class OutboxSignal {
   private flush(): void {
     const dirs = [...this.pending];
     this.pending = new Set();
-    if (dirs.length) this.redis.sadd(this.key, ...dirs).catch(() => undefined);
+    if (!dirs.length) return;
+    // NX: a directory already named keeps its place (its news is the older)
+    const now = Date.now();
+    this.redis.zadd(this.key, "NX", ...dirs.flatMap((d) => [now, d])).catch(() => undefined);
   }
 
-  /** Takes up to `count` directories out of the set (each is taken by one dispatcher). */
+  /** Takes up to `count` directories, oldest news first (each is taken by one dispatcher). */
   async take(count: number): Promise<string[]> {
-    return (await this.redis.spop(this.key, count)) ?? [];
+    const popped = await this.redis.zpopmin(this.key, count);
+    const dirs: string[] = [];
+    for (let i = 0; i < popped.length; i += 2) dirs.push(popped[i]);
+    return dirs;
+  }
+
+  /**
+   * Waits on `blocking` (a connection of its own: the wait holds it) up to `timeoutSeconds` for a directory
+   * to be named, and takes it; undefined when none was. A whole number of seconds, as Redis 5 takes it.
+   */
+  async wait(blocking: RedisConnection, timeoutSeconds: number): Promise<string | undefined> {
+    const got = await blocking.bzpopmin(this.key, timeoutSeconds);
+    return got ? got[1] : undefined;
   }
 }

@@ -9,27 +9,26 @@
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
  *
- * Directories come and go at runtime (`addDirectory` / `removeDirectory`): the next round (≤ IDLE_POLL_MAX_MS
+ * Directories come and go at runtime (`addDirectory` / `removeDirectory`): the next round (≤ IDLE_WAIT_SECONDS
  * later) covers the new set. A removed directory's outbox stays as it is until it is added again.
  *
  * Each round reads only the outboxes that have news, one short XREADGROUP each: those the store named in
  * the outbox signal (src/store/outbox-signal.ts) since the last round, and those whose last read returned
  * a full batch. Every `fullPollMs` a round reads every outbox, which catches an entry whose signal was
- * lost. Nothing blocks, on single Redis as on a cluster: no command names more than one outbox, so no
- * read holds Redis for every tenant at once, and the dispatcher needs no connection of its own.
+ * lost. No command names more than one outbox, on single Redis as on a cluster, so no read holds Redis
+ * for every tenant at once. When a round finds nothing, the dispatcher blocks on the signal alone
+ * (BZPOPMIN, on a connection of its own, up to a second) and wakes as soon as a store names a directory.
  */
 import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { ackOutboxEntries, DirectoryKeys, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
+import { ackOutboxEntries, DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 import { inLanes } from "./lanes";
 
 export const DISPATCH_GROUP = "dispatch";
-/** Shortest wait between two polling rounds (doubling while idle, up to IDLE_POLL_MAX_MS). */
-const IDLE_POLL_MIN_MS = 20;
-/** Longest wait between two polling rounds while nothing happens (a round is one SPOP). */
-const IDLE_POLL_MAX_MS = 50;
+/** How long an idle dispatcher blocks on the signal before it looks again (the full poll's schedule). */
+const IDLE_WAIT_SECONDS = 1;
 /** Directories taken from the outbox signal per round. */
 const SIGNAL_TAKE = 1000;
 /**
@@ -83,6 +82,10 @@ export class OutboxDispatcher {
   private readonly more = new Set<string>();
   /** When every outbox was last read. */
   private lastFullPoll = 0;
+  /** Directories an idle wait took from the signal (read next round). */
+  private readonly woken = new Set<string>();
+  /** The idle wait's connection (it blocks), made on start from the shared one. */
+  private blocking?: RedisConnection;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -98,6 +101,8 @@ export class OutboxDispatcher {
   /** Creates the consumer groups (from the start of each stream, so nothing written before is skipped). */
   async init(): Promise<void> {
     await inLanes([...this.streams.keys()], INIT_LANES, (key) => this.createGroup(key));
+    // the signal of earlier releases (a SET, on Redis Cluster only): what it named is read by the first round
+    await this.redis.del(legacyOutboxSignalKey(this.options.keyPrefix));
   }
 
   private async createGroup(key: string): Promise<void> {
@@ -124,13 +129,17 @@ export class OutboxDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    const blocking = (this.redis as { duplicate(): RedisConnection }).duplicate();
+    blocking.on("error", () => undefined);
+    this.blocking = blocking;
     this.loops = [this.readLoop(), this.sweepLoop()];
   }
 
-  /** Stops both loops: the sweeper at once, the reader after its current round. */
+  /** Stops both loops: the sweeper at once, the reader after its current round (an idle wait is cut short). */
   async stop(): Promise<void> {
     this.running = false;
     this.wakeSweeper?.();
+    this.blocking?.disconnect();
     await Promise.allSettled(this.loops);
   }
 
@@ -170,12 +179,11 @@ export class OutboxDispatcher {
   }
 
   private async readLoop(): Promise<void> {
-    let idleMs = IDLE_POLL_MIN_MS;
     const batch = this.options.batch ?? 500;
     while (this.running) {
       const keys = [...this.streams.keys()];
       if (keys.length === 0) {
-        await sleep(IDLE_POLL_MAX_MS);
+        await sleep(IDLE_WAIT_SECONDS * 1000);
         continue;
       }
       try {
@@ -190,11 +198,12 @@ export class OutboxDispatcher {
         const read = batches.reduce((n, [, entries]) => n + entries.length, 0);
         for (const [stream, entries] of batches) if (entries.length >= batch) this.more.add(stream);
         await this.handleAll(batches);
-        // idle: wait a little longer each empty round, up to IDLE_POLL_MAX_MS (a round without news costs
-        // one SPOP; the full poll comes on its own schedule)
-        const busy = read > 0 || signalled >= SIGNAL_TAKE;
-        idleMs = busy ? IDLE_POLL_MIN_MS : Math.min(idleMs * 2, IDLE_POLL_MAX_MS);
-        if (!busy) await sleep(idleMs);
+        // idle: block on the signal until a store names a directory, or until it is time to look again
+        // (the full poll); the next round reads the directory it gave
+        if (read === 0 && signalled < SIGNAL_TAKE && this.running) {
+          const dir = await this.signal.wait(this.blocking!, IDLE_WAIT_SECONDS);
+          if (dir) this.woken.add(dir);
+        }
       } catch (err) {
         if (!this.running) return;
         if (/NOGROUP/.test((err as Error).message)) await this.init().catch(() => undefined);
@@ -209,7 +218,8 @@ export class OutboxDispatcher {
    * of them when the last full poll is `fullPollMs` old. `signalled`: how many directories the signal gave.
    */
   private async dueStreams(all: string[]): Promise<{ keys: string[]; signalled: number }> {
-    const taken = await this.signal.take(SIGNAL_TAKE);
+    const taken = [...this.woken, ...await this.signal.take(SIGNAL_TAKE)];
+    this.woken.clear();
     if (Date.now() - this.lastFullPoll >= (this.options.fullPollMs ?? 5000)) {
       this.lastFullPoll = Date.now();
       this.more.clear();

@@ -34,7 +34,7 @@ describe("the cluster project's Redis", () => {
     for (const d of dirs) await users.write(d, "u1", { userName: `${d}@example.com` }, "create");
     const holders = new Set<string>();
     for (const master of cluster.nodes("master")) {
-      // the directories' keys (the outbox signal, `<prefix>:outbox:changed`, is one key of the whole bridge)
+      // the directories' keys (the outbox signal, `<prefix>:outbox:news`, is one key of the whole bridge)
       const [, keys] = await master.scan("0", "MATCH", `${prefix}:{*`, "COUNT", 10000);
       for (const k of keys) holders.add(`${master.options.port}`);
       // every key a node holds for a directory: that directory's keys are all there (one slot)

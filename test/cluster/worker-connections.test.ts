@@ -33,7 +33,7 @@ async function connectionsOf(name: string, prefix: string): Promise<{ master: nu
 }
 
 describe("a worker on the cluster", () => {
-  it("should hold at most 16 Redis connections at 200 directories (one per master, subscriber and shard), none to a replica, and sync any directory", async () => {
+  it("should hold at most 16 Redis connections at 200 directories (one per master, subscriber, dispatcher wait and shard), none to a replica, and sync any directory", async () => {
     const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
     const e = await startSyncEnv({ runtime: false, directories: ids.map((id) => ({ id })) });
     try {
@@ -44,7 +44,7 @@ describe("a worker on the cluster", () => {
       const conns = await connectionsOf(name, e.prefix);
       expect(conns.master).toBeGreaterThanOrEqual(e.config.sync.queueShards);
       expect(conns.master).toBeLessThanOrEqual(16);
-      expect(conns.master).toBeLessThanOrEqual(3 + 1 + e.config.sync.queueShards);
+      expect(conns.master).toBeLessThanOrEqual(3 + 1 + 1 + e.config.sync.queueShards);
       expect(conns.slave).toBe(0);
     } finally {
       await e.close();

@@ -1,7 +1,7 @@
 /**
  * The dispatcher reads only the outboxes that have news (src/store/outbox-signal.ts), on single Redis and
  * on the cluster (this suite is in the cluster project too): the store names a directory in
- * `<kp>:outbox:changed` after a write, and the dispatcher reads that outbox on its next round. Every
+ * `<kp>:outbox:news` after a write, and the dispatcher reads that outbox on its next round. Every
  * `fullPollMs` it reads every outbox, which finds an entry whose signal was lost. On single Redis no read
  * names more than one outbox (one read naming all of them held Redis for every tenant at once).
  */
@@ -22,7 +22,7 @@ describe("the outbox signal", () => {
       e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY }, outboxFullPollMs: 3_600_000 });
       const uid = await createUser(e, "wf", "signalled@example.com");
       await waitStatus(e, "wf", "user", uid, "synced");
-      expect(await e.redis.scard(outboxSignalKey(e.config.redis.keyPrefix))).toBe(0); // taken by the dispatcher
+      expect(await e.redis.zcard(outboxSignalKey(e.config.redis.keyPrefix))).toBe(0); // taken by the dispatcher
     } finally {
       await e.close();
     }

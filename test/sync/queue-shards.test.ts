@@ -48,7 +48,12 @@ describe("queue shards", () => {
       // a name of its own: other suites (and other checkouts' tests) run workers on this Redis meanwhile
       const name = `qs-late-${e.prefix}`;
       e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY }, connectionName: name });
-      // once every shard's blocking connection is up (BullMQ opens them after startSyncRuntime returns)
+      // once a first directory has synced (the dispatcher has waited idle on its own connection) and every
+      // shard's blocking connection is up (BullMQ opens them after startSyncRuntime returns)
+      const first = randomUUID();
+      await e.users.write(e.config.directories[0].id, first, userBody("first.one@example.com") as never, "create");
+      await e.runtime!.queues.enqueue(e.config.directories[0].id, "user", first);
+      await waitStatus(e, e.config.directories[0].id, "user", first, "synced");
       const before = await waitFor(async () => {
         const conns = await connectionsOf(e, name);
         return conns.filter((n) => n.startsWith(`{${e.prefix}:q`)).length === e.config.sync.queueShards ? conns : undefined;
