@@ -15,7 +15,6 @@
  */
 import { hostname } from "node:os";
 import type { Worker } from "bullmq";
-import { Cluster } from "ioredis";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
@@ -77,7 +76,7 @@ export interface RuntimeOptions {
   connectionName?: string;
   /** The registry to follow (default: one started on this runtime's Redis connection). */
   registry?: DirectoryRegistry;
-  /** Redis Cluster: how often the dispatcher reads every outbox, signalled or not (dispatcher.ts; tests). */
+  /** How often the dispatcher reads every outbox, signalled or not (dispatcher.ts; tests). */
   outboxFullPollMs?: number;
 }
 

@@ -15,7 +15,7 @@
  * outbox, and with 1,000 directories each such read took Redis 2.0–2.7 ms (bench/scale, INFO
  * commandstats), time in which it served no other tenant's request; every write to any outbox woke it and
  * it ran again. With the signal, a round costs one ZPOPMIN plus one short read per directory with news, and
-an idle dispatcher blocks on the signal alone (one key), so a change to an idle directory is read at once.
+ * an idle dispatcher blocks on the signal alone (one key), so a change to an idle directory is read at once.
  *
  * The write scripts cannot add to this set themselves: on a cluster it is not in the directory's slot
  * ("all the keys of a script must hash to the same slot"). So the store adds the directory after its
