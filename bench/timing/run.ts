@@ -7,7 +7,7 @@
  *              (was rate-limit.test.ts: < 1000 ms)
  *   timeout    a call answered after 300 ms with timeoutMs 80 and 2 tries, vs. those 2 × 80 ms (was transport.test.ts: < 290 ms)
  *   shutdown   close() of an idle worker runtime whose next sweep is 5 s away, vs. 1 s, the blocking outbox
- *              read of earlier releases (now the dispatcher polls and never blocks) (was graceful-shutdown.test.ts: < 1500 ms)
+ *              read of earlier releases (the dispatcher's idle wait on the outbox signal is cut short by close) (was graceful-shutdown.test.ts: < 1500 ms)
  *   recovery   a SIGKILLed worker process's active jobs completed by a new worker, vs. sync.lockDurationMs 2 s
  *              (was worker-kill.test.ts: < 30 s)
  * Redis at REDIS_URL (default redis://127.0.0.1:6379), each round under its own key prefix (deleted after).

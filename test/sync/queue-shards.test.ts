@@ -50,9 +50,7 @@ describe("queue shards", () => {
       e.runtime = await startSyncRuntime(e.config, logger, { env: { TEST_PLATFORM_KEY: PLATFORM_KEY }, connectionName: name });
       // once a first directory has synced (the dispatcher has waited idle on its own connection) and every
       // shard's blocking connection is up (BullMQ opens them after startSyncRuntime returns)
-      const first = randomUUID();
-      await e.users.write(e.config.directories[0].id, first, userBody("first.one@example.com") as never, "create");
-      await e.runtime!.queues.enqueue(e.config.directories[0].id, "user", first);
+      const first = await createUser(e, e.config.directories[0].id, "first.one@example.com");
       await waitStatus(e, e.config.directories[0].id, "user", first, "synced");
       const before = await waitFor(async () => {
         const conns = await connectionsOf(e, name);
