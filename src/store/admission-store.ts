@@ -17,6 +17,9 @@ import { DirectoryQueueKeys } from "./queue-keys";
 import { inlineCommand } from "./scripts";
 import { SyncStateStore } from "./sync-state";
 
+/** The backlog score between members added one after the other (ms; see AdmissionStore.add). */
+const STEP = 1e-3;
+
 /** What becomes of a member in the same command that admits the next ones (see ADMIT). */
 export type SlotChange = "release" | "retrying" | "waiting";
 
@@ -148,6 +151,9 @@ export class AdmissionStore {
   private readonly probeScript: (...args: string[]) => Promise<Array<number | string>>;
   private readonly touchScript: (...args: string[]) => Promise<number>;
 
+  /** The highest backlog score `add` gave (see there). */
+  private lastScore = 0;
+
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.state = new SyncStateStore(redis, keyPrefix);
     this.admitScript = inlineCommand(redis, "admissionAdmit", 5, ADMIT);
@@ -166,13 +172,16 @@ export class AdmissionStore {
    * equal score would come out in byte order ("group:…" before "user:…"), so each gets a thousandth of a
    * millisecond more than the one before it: a user written before its group is reconciled first, and the
    * group's reconcile finds it on the platform instead of leaving the membership to a second reconcile.
-   * (A score near 1.7e12 still tells apart steps of 1e-3: a double's step there is 2.4e-4.)
+   * (A score near 1.7e12 still tells apart steps of 1e-3: a double's step there is 2.4e-4.) The steps go
+   * on from the last score this store gave, so batches added within one millisecond keep their order too.
    */
   async add(dir: string, members: string[], now = Date.now()): Promise<void> {
     const k = this.keys(dir);
+    const first = Math.max(now, this.lastScore + STEP);
+    this.lastScore = first + (members.length - 1) * STEP;
     for (let i = 0; i < members.length; i += 1000) {
       const args: Array<string | number> = [];
-      members.slice(i, i + 1000).forEach((m, j) => args.push(now + (i + j) / 1000, m));
+      members.slice(i, i + 1000).forEach((m, j) => args.push(first + (i + j) * STEP, m));
       await this.redis.zadd(k.backlog, "NX", ...args);
     }
   }

@@ -27,6 +27,13 @@ describe("the backlog", () => {
     await admission.add("d1", ["user:c", "user:b"], 1_764_000_000_001); // user:b keeps its place
     expect(await admission.admit("d1", 5)).toEqual(["user:b", "group:z", "user:a", "group:a", "user:c"]);
   });
+
+  it("should admit batches added within the same millisecond in the order they were added", async () => {
+    await admission.add("d1", ["user:x"], 1_764_000_000_000);
+    await admission.add("d1", ["group:y"], 1_764_000_000_000);
+    await admission.add("d1", ["user:w", "group:a"], 1_764_000_000_000);
+    expect(await admission.admit("d1", 4)).toEqual(["user:x", "group:y", "user:w", "group:a"]);
+  });
 });
 
 describe("a retry's slot", () => {
