@@ -189,7 +189,9 @@ describe("queue shards", () => {
   it("should move jobs waiting in the per-directory queues of earlier versions into the backlogs, once", async () => {
     const e = await startSyncEnv({ runtime: false });
     const { prefix, name } = legacyQueue(e.prefix, "wf");
-    const old = new Queue(name, { connection: createQueueConnection(e.config.redis), prefix });
+    // BullMQ leaves a connection it was given open at close(): the test closes it itself
+    const connection = createQueueConnection(e.config.redis);
+    const old = new Queue(name, { connection, prefix });
     try {
       const uid = await createUser(e, "wf", "migrated@example.com");
       // only the old queue knows of this change: the outbox entry is gone (an old dispatcher handled it)
@@ -212,6 +214,7 @@ describe("queue shards", () => {
       expect(await migrateLegacyQueues(e.redis, e.prefix, ["wf", "em"], e.runtime!.queues, logger)).toBe(0);
     } finally {
       await old.close();
+      connection.disconnect();
       await e.close();
     }
   });
