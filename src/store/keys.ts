@@ -27,7 +27,7 @@
  *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
  *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
  *   index-migration.ts moves them at start, and the scripts read them until then)
- *   P s:gc:<id>    ZSET   ids of the members whose membership of group <id> changed since its last reconcile
+ *   P s:gch:<id>   HASH   ids of the members whose membership of group <id> changed since its last reconcile
  *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the

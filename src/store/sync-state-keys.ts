@@ -5,7 +5,9 @@
  *
  *   P s:<k>:<id>      HASH  one resource's sync state (<k>: "u" user, "g" group)
  *   P s:gm:<id>       SET   member ids whose membership of group <id> is applied on the platform
- *   P s:gc:<id>       ZSET  member ids whose membership of group <id> changed since its last reconcile
+ *   P s:gch:<id>      HASH  member id → change number: members whose membership of group <id> changed since
+ *                           its last reconcile (earlier releases: ZSET s:gc:<id>, merged by the group's next
+ *                           reconcile, groupMemberDelta-2.lua)
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt, keyFingerprint
  *   P s:key-check:<f> STRING the worker checking the directory's platform key <f> (a fingerprint) now; deleted
@@ -29,7 +31,9 @@ export class SyncStateKeys {
   }
   record(kind: SyncKind, id: string): string { return `${this.p}s:${kindCode(kind)}:${id}`; }
   appliedMembers(groupId: string): string { return `${this.p}s:gm:${groupId}`; }
-  changedMembers(groupId: string): string { return `${this.p}s:gc:${groupId}`; }
+  changedMembers(groupId: string): string { return `${this.p}s:gch:${groupId}`; }
+  /** Earlier releases' changed members of group <id> (a ZSET), until the group's next reconcile merges them. */
+  legacyChangedMembers(groupId: string): string { return `${this.p}s:gc:${groupId}`; }
   status(status: SyncStatus): string { return `${this.statusPrefix}${status}`; }
   /** What every status set's key starts with (scripts append the status). */
   get statusPrefix(): string { return `${this.p}s:st:`; }

@@ -9,10 +9,11 @@
  *                           drift ("missing" | "changed": set by a resync; "members": a group's membership
  *                           delta failed half-way, so its next reconcile diffs members against the platform)
  *   P s:gm:<id>       SET   member ids (SCIM user ids) whose membership is applied on the platform
- *   P s:gc:<id>       ZSET  member ids whose membership may have to change on the platform since the group's
- *                           last reconcile, scored with a change number (SCIM writes and user reconciles add;
- *                           the group's reconcile settles what it looked at)
- *   P s:gcseq         STRING the change-number counter of the s:gc sets
+ *   P s:gch:<id>      HASH  member id → change number: members whose membership may have to change on the
+ *                           platform since the group's last reconcile (SCIM writes and user reconciles add;
+ *                           the group's reconcile settles what it looked at; earlier releases kept them in
+ *                           the ZSET s:gc:<id>, which the group's next reconcile merges and deletes)
+ *   P s:gcseq         STRING the change-number counter of the changed members
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
@@ -78,7 +79,7 @@ return marked`;
 
 const MARK_PENDING_COMMAND = "syncStateMarkPending";
 
-/** A workforce group's membership delta, as groupMemberDelta-1.lua computes it. */
+/** A workforce group's membership delta, as groupMemberDelta-2.lua computes it. */
 export interface MemberDelta {
   /** Changed members looked at, and their change numbers: settled once the delta is applied. */
   seen: string[];
@@ -114,9 +115,15 @@ export class SyncStateStore {
     return this.keys(dir).appliedMembers(groupId);
   }
 
-  /** Members of a group whose membership may have to change on the platform (`P s:gc:<id>`). */
+  /** Members of a group whose membership may have to change on the platform (`P s:gch:<id>`). */
   changedMembersKey(dir: string, groupId: string): string {
     return this.keys(dir).changedMembers(groupId);
+  }
+
+  /** Both keys of a group's changed members: this release's and earlier releases' (until merged). */
+  changedMembersKeys(dir: string, groupId: string): [string, string] {
+    const k = this.keys(dir);
+    return [k.changedMembers(groupId), k.legacyChangedMembers(groupId)];
   }
 
   /**
@@ -125,7 +132,7 @@ export class SyncStateStore {
    */
   async memberDelta(dir: string, groupId: string, full = false): Promise<MemberDelta> {
     const [seen, scores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready] = await this.scripts.groupMemberDelta(
-      this.changedMembersKey(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, full ? "full" : "");
+      ...this.changedMembersKeys(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, full ? "full" : "");
     return {
       seen, scores,
       add: addIds.map((id, i) => ({ id, pid: addPids[i] })),
@@ -219,7 +226,7 @@ export class SyncStateStore {
   async remove(dir: string, kind: SyncKind, id: string): Promise<void> {
     const multi = this.redis.multi().del(this.key(dir, kind, id));
     for (const s of SYNC_STATUSES) multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
-    if (kind === "group") multi.del(this.appliedMembersKey(dir, id), this.changedMembersKey(dir, id));
+    if (kind === "group") multi.del(this.appliedMembersKey(dir, id), ...this.changedMembersKeys(dir, id));
     await multi.exec();
   }
 
@@ -274,8 +281,8 @@ export class SyncStateStore {
     await this.redis.srem(this.keys(dir).embedGroups, name);
   }
 
-  async redisDel(key: string): Promise<void> {
-    await this.redis.del(key);
+  async redisDel(...keys: string[]): Promise<void> {
+    await this.redis.del(...keys);
   }
 
   async meta(dir: string): Promise<Record<string, string>> {

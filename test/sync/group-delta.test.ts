@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 2: "Group reconcile costs O(change)." The delta is computed inside Redis from the members
- * that changed since the group's last reconcile (groupMemberDelta-1.lua), so:
+ * that changed since the group's last reconcile (groupMemberDelta-2.lua), so:
  *   - a reconcile that runs after several PATCHes applies exactly their net difference (the SCIM layer's
  *     member delta is not lost on the way), in one add and one remove call;
  *   - a one-member change to a 50,000-member group looks at that member only (a probe of 50,000 members
@@ -47,7 +47,33 @@ describe("group reconcile: O(change)", () => {
     await waitIdle(e, "wf");
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(2); // one add (d), one remove (b)
     expect((await e.state.members(e.state.appliedMembersKey("wf", gid))).sort()).toEqual([a, c, d].sort());
-    expect(await e.redis.zcard(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
+  });
+
+  it("should apply the changes an earlier release recorded in its sorted set, and delete that set", async () => {
+    const [a, d] = await Promise.all(["lg.a@example.com", "lg.d@example.com"].map((n) => createUser(e, "wf", n)));
+    for (const id of [a, d]) await waitStatus(e, "wf", "user", id, "synced");
+    const gid = await createGroup(e, "wf", "Legacy Changes", [a]);
+    await waitStatus(e, "wf", "group", gid, "synced");
+    await waitFor(async () => (await simGroup(e, "Legacy Changes"))?.members.length === 1, 10000, "the group's first member on the platform");
+    await waitIdle(e, "wf");
+
+    // an earlier release took the PATCH: its change is in the ZSET s:gc:<id>, none in this release's hash
+    await pauseDirectory(e.state, "wf", "paused by the test");
+    expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: d }] }])).status);
+    const [changed, legacy] = e.state.changedMembersKeys("wf", gid);
+    const recorded = await e.redis.hgetall(changed);
+    expect(Object.keys(recorded)).toEqual([d]);
+    await e.redis.multi().del(changed).zadd(legacy, Number(recorded[d]), d).exec();
+    await resumeDirectory(e.queues, e.state, "wf");
+
+    const want = (await pidsOf(["lg.a@example.com", "lg.d@example.com"])).sort();
+    await waitFor(async () => {
+      const members = (await simGroup(e, "Legacy Changes"))?.members.map((m) => m.value).sort();
+      return JSON.stringify(members) === JSON.stringify(want) ? true : undefined;
+    }, 10000, "the earlier release's change on the platform");
+    await waitIdle(e, "wf");
+    expect(await e.redis.exists(legacy, changed)).toBe(0);
   });
 
   it("should not rename a group again when only its membership delta failed, and apply the members on the retry", async () => {
@@ -98,7 +124,7 @@ describe("group reconcile: O(change)", () => {
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
     expect((await simGroup(e, "Fifty Thousand"))!.members.map((m) => m.value)).toEqual([pid]);
     expect(await e.state.members(e.state.appliedMembersKey("wf", gid))).toEqual([joiner]);
-    expect(await e.redis.zcard(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
     expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
   });
 });

@@ -43,7 +43,7 @@ drainMemberOf(P)
 local mg = P .. 'mg:' .. id
 for _, gid in ipairs(redis.call('SMEMBERS', mg)) do
   if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then
-    redis.call('ZADD', P .. 's:gc:' .. gid, redis.call('INCR', P .. 's:gcseq'), id) -- for the group's reconcile (groupMemberDelta-1.lua)
+    redis.call('HSET', P .. 's:gch:' .. gid, id, redis.call('INCR', P .. 's:gcseq')) -- for the group's reconcile (groupMemberDelta-2.lua)
     local gv = redis.call('HINCRBY', P .. 'g:' .. gid, 'v', 1)
     redis.call('HSET', P .. 'g:' .. gid, 'm', now)
     redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', gid, 'v', gv)

@@ -1,7 +1,7 @@
 --[[
   A user's reconcile changed what its groups should hold on the platform (it got or lost its platform id,
-  or was deactivated or reactivated): adds the user to each group's changed set <P>s:gc:<g> (a ZSET scored
-  with a change number from <P>s:gcseq, so a reconcile settles only the changes it looked at).
+  or was deactivated or reactivated): adds the user to each group's changed members <P>s:gch:<g> (a HASH
+  member → change number from <P>s:gcseq, so a reconcile settles only the changes it looked at).
 
   Returns the groups whose changed set was empty: only those need a reconcile asked for. A non-empty set
   already has a reconcile coming that has not settled it yet, and that reconcile asks for another run when
@@ -30,9 +30,9 @@ local out = {}
 if #groups == 0 then return out end
 local seq = redis.call('INCR', P .. 's:gcseq')
 for _, g in ipairs(groups) do
-  local key = P .. 's:gc:' .. g
-  local before = redis.call('ZCARD', key)
-  redis.call('ZADD', key, seq, id)
+  local key = P .. 's:gch:' .. g
+  local before = redis.call('HLEN', key)
+  redis.call('HSET', key, id, seq)
   if before == 0 then out[#out + 1] = g end
 end
 return out

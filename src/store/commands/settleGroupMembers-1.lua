@@ -3,7 +3,7 @@
   looked at out of the changed set, unless they changed again meanwhile (their change number moved on).
 
   Input:
-    KEYS[1]  <P>s:gc:<g> (changed members)
+    KEYS[1]  <P>s:gch:<g> (changed members: HASH member → change number)
     ARGV[1]  <P>
     ARGV[2]  group id
     ARGV[3]  "replace" to make the applied set exactly the added ids (after a diff against the platform), else ""
@@ -21,6 +21,6 @@ for _, pair in ipairs({{'SADD', d.add}, {'SREM', d.remove}}) do
   for s = 1, #list, BATCH do redis.call(pair[1], applied, unpack(list, s, math.min(#list, s + BATCH - 1))) end
 end
 for i, m in ipairs(d.seen) do
-  if redis.call('ZSCORE', KEYS[1], m) == d.scores[i] then redis.call('ZREM', KEYS[1], m) end
+  if redis.call('HGET', KEYS[1], m) == d.scores[i] then redis.call('HDEL', KEYS[1], m) end
 end
-return redis.call('ZCARD', KEYS[1])
+return redis.call('HLEN', KEYS[1])

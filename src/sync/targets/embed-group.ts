@@ -31,7 +31,7 @@ export async function reconcileEmbedGroup(c: ReconcileContext, id: string): Prom
   const st = await c.state.get(dirId, "group", id);
   const appliedKey = c.state.appliedMembersKey(dirId, id);
   // the SCIM writes mark changed members for workforce group reconciles; an embed group diffs itself
-  await c.state.redisDel(c.state.changedMembersKey(dirId, id));
+  await c.state.redisDel(...c.state.changedMembersKeys(dirId, id));
   const applied = await c.state.members(appliedKey);
   const name = desired ? embedGroupName(String(desired.body.displayName), c.dir.embed!) : undefined;
   const members = desired ? await c.groups.memberValues(dirId, id) : [];

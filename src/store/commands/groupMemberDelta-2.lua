@@ -4,7 +4,7 @@
 
   A member should be on the platform group when it is a user member of the SCIM group (<P>gm:<g> holds it
   with kind 'U'), the user exists on the platform (<P>s:u:<m> has a pid) and is active there (its status
-  is not 'deprovisioned'). <P>s:gm:<g> holds the members applied on the platform. <P>s:gc:<g> holds the
+  is not 'deprovisioned'). <P>s:gm:<g> holds the members applied on the platform. <P>s:gch:<g> holds the
   members (scored with a change number) whose answer may have changed since the group's last reconcile: the SCIM write scripts add the
   members a request added or removed (writeGroup, deleteUser), and a user's reconcile adds the user to its
   groups when it gets or loses its platform id or is (de)activated. Only those are looked at; the set is
@@ -15,7 +15,9 @@
   group, or a diff against the platform after drift), and also returns the members that should be.
 
   Input:
-    KEYS[1]  <P>s:gc:<g> (changed members: ZSET member → change number)
+    KEYS[1]  <P>s:gch:<g> (changed members: HASH member → change number)
+    KEYS[2]  <P>s:gc:<g> (earlier releases' changed members: ZSET member → change number; merged into
+             KEYS[1] and deleted here, so what an earlier release recorded is looked at too)
     ARGV[1]  <P>
     ARGV[2]  group id
     ARGV[3]  "full" | ""
@@ -27,7 +29,13 @@
 ]]
 local P, g, full = ARGV[1], ARGV[2], ARGV[3] == 'full'
 local scim, applied = P .. 'gm:' .. g, P .. 's:gm:' .. g
-local seenScored = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  -- a member changed again since (recorded in KEYS[1] by this release) keeps its own, later number
+  local old = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+  for s = 1, #old, 2 do redis.call('HSETNX', KEYS[1], old[s], old[s + 1]) end
+  redis.call('DEL', KEYS[2])
+end
+local seenScored = redis.call('HGETALL', KEYS[1])
 local seen, seenScores = {}, {}
 for s = 1, #seenScored, 2 do seen[#seen + 1] = seenScored[s]; seenScores[#seenScores + 1] = seenScored[s + 1] end
 local candidates = seen
