@@ -5,9 +5,9 @@
   A member should be on the platform group when it is a user member of the SCIM group (<P>gm:<g> holds it
   with kind 'U'), the user exists on the platform (<P>s:u:<m> has a pid) and is active there (its status
   is not 'deprovisioned'). <P>s:gm:<g> holds the members applied on the platform. <P>s:gch:<g> holds the
-  members (scored with a change number) whose answer may have changed since the group's last reconcile: the SCIM write scripts add the
+  members (each with a change number) whose answer may have changed since the group's last reconcile: the SCIM write scripts add the
   members a request added or removed (writeGroup, deleteUser), and a user's reconcile adds the user to its
-  groups when it gets or loses its platform id or is (de)activated. Only those are looked at; the set is
+  groups when it gets or loses its platform id or is (de)activated. Only those are looked at; the hash is
   emptied of them by settleGroupMembers once the delta is on the platform, so several PATCHes before a
   reconcile yield exactly their net difference, and a failed reconcile loses nothing.
 
