@@ -2,9 +2,9 @@
  * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
  * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
  * connections of a process do not grow with the directories: one shared connection, the dispatcher's
- * idle wait on the outbox signal, and one blocking connection per shard Worker. Nor do its other per-process costs: one
- * platform connection pool per origin (src/platform/platform-pools.ts; each directory keeps its own
- * connection cap), one timer for every directory's key checks and one for their revivals
+ * idle wait on the outbox signal, and one blocking connection per shard Worker. Nor do its other
+ * per-process costs: one platform connection pool per origin (src/platform/platform-pools.ts; each
+ * directory keeps its own connection cap), one timer for every directory's key checks and one for their revivals
  * (src/sync/directory-rounds.ts). Directories are registered (a processor in
  * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
  * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
