@@ -5,7 +5,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -34,18 +33,8 @@ try {
   clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 } catch { /* 100 on Linux */ }
 
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port nobody listens on right now: the tests' helper (drawn below the kernel's ephemeral range). */
+export { freePort } from "../../test/helpers/free-port";
 
 /** VmRSS of a process, in MiB. */
 export function rssMiB(pid: number): number {
