@@ -5,6 +5,8 @@ import type { Summary } from "./load";
 export interface Cost {
   serverCpuMs: number;
   redisCpuMs?: number;
+  /** All of Redis's CPU (ms) during the run, whoever it worked for: with nothing else on that Redis, ours. */
+  redisAllCpuMs: number;
   /** CPU (in CPUs, e.g. 0.4) that other work used meanwhile (other processes, Redis serving other clients). */
   otherCpus: number;
   /** Scripts Redis ran for other clients meanwhile. */
