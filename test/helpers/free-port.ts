@@ -6,9 +6,9 @@
  * meanwhile: by every server of a parallel test that listens on port 0, and by outgoing connections. One
  * of five `npm test` runs lost the demo's port that way ("listen EADDRINUSE"). So the port is drawn at
  * random from 10000–19999, below that range, where only another call of this function (a 1-in-10,000
- * draw) can take it; and a Redis Cluster node's bus port, its port + 10000 (20000–29999, checked free as
- * well), is below it too.
- * Where the kernel's range reaches down there (not Linux's default), the kernel picks (port 0).
+ * draw) can take it; a Redis Cluster node's bus port, its port + 10000 (20000–29999, checked free as
+ * well), is below that range too. Where the kernel's range reaches down there (not Linux's default), the
+ * kernel picks the port (port 0), as before.
  */
 import fs from "node:fs";
 import net from "node:net";
