@@ -17,7 +17,9 @@ beforeAll(async () => {
   cluster = await startRedisCluster(set);
   e = await startSyncEnv({
     redisEnv: { REDIS_URL: "redis://127.0.0.1:6379", REDIS_CLUSTER_NODES: cluster.seeds.join(",") },
-    config: { server: { retryAfterSeconds: 1 } },
+    // a job whose worker lost its master mid-run is found stalled after lockDurationMs (BullMQ) and runs
+    // again: 10 s instead of the default 30 s keeps the catch-up well inside the 120 s this test allows
+    config: { server: { retryAfterSeconds: 1 }, sync: { lockDurationMs: 10000 } },
   });
 }, 90000);
 afterAll(async () => {
