@@ -117,7 +117,7 @@ export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, r
     if (Date.now() > end) throw new Error(`replicas not in sync:\n${roles.join("\n---\n")}`);
     await sleep(100);
   }
-  // ...and receives its master's writes. A link that says "up" is not enough: in 2 of 26 runs of the
+  // ...and receives its master's writes. A link that says "up" is not enough: in 3 of 32 runs of the
   // failover test the replica had read nothing of its master's stream (slave_repl_offset 0 against 147 KB
   // written) when the master was killed a few seconds later, and the promoted replica held none of the
   // push. So each master takes one write and WAITs until its replicas have it.
