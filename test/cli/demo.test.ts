@@ -63,29 +63,22 @@ describe("npm run demo", () => {
   });
 
   it("should serve the demo directory with the given token, honour the database index, and stop cleanly", async () => {
+    const port = await freePort();
     const redisUrl = `${TEST_REDIS_URL.replace(/\/\d+$/, "")}/${db}`;
-    // a port free a moment ago can be taken meanwhile (as above: the ephemeral range also serves outgoing
-    // connections); a demo that lost its port says so ("EADDRINUSE") and exits, and is started again on another
-    let port = 0;
+    // as `npm run demo` runs it: tsx as a loader in this one process, so SIGTERM reaches the demo itself
+    child = spawn(process.execPath, ["--import", "tsx", "src/cli/demo.ts"], {
+      cwd: ROOT, env: { ...process.env, PORT: String(port), SIM_PORT: "0", REDIS_URL: redisUrl, DEMO_SCIM_TOKEN: "demo-test-token", REDIS_KEY_PREFIX: prefix },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      // as `npm run demo` runs it: tsx as a loader in this one process, so SIGTERM reaches the demo itself
-      child = spawn(process.execPath, ["--import", "tsx", "src/cli/demo.ts"], {
-        cwd: ROOT, env: { ...process.env, PORT: String(port), SIM_PORT: "0", REDIS_URL: redisUrl, DEMO_SCIM_TOKEN: "demo-test-token", REDIS_KEY_PREFIX: prefix },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      out = "";
-      // resolves once the demo has printed its banner (or has exited: the expectations below then say why)
-      const banner = new Promise<void>((resolve) => {
-        const seen = (d: Buffer) => { out += d; if (out.includes("Stop with Ctrl-C")) resolve(); };
-        child!.stdout!.on("data", seen);
-        child!.stderr!.on("data", seen);
-        child!.once("exit", () => resolve());
-      });
-      await banner;
-      if (!/EADDRINUSE/.test(out) || attempt === 3) break;
-    }
+    // resolves once the demo has printed its banner (or has exited: the expectations below then say why)
+    const banner = new Promise<void>((resolve) => {
+      const seen = (d: Buffer) => { out += d; if (out.includes("Stop with Ctrl-C")) resolve(); };
+      child!.stdout!.on("data", seen);
+      child!.stderr!.on("data", seen);
+      child!.once("exit", () => resolve());
+    });
+    await banner;
     expect(out).toContain(`SCIM base URL: http://127.0.0.1:${port}/scim/v2/demo`);
     expect(out).toContain("Bearer token:  demo-test-token");
 
