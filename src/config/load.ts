@@ -21,6 +21,8 @@ export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" |
   REDIS_SENTINEL_MASTER: { path: ["redis", "sentinelMaster"], type: "string" },
   REDIS_TLS_CA_FILE: { path: ["redis", "tls", "caFile"], type: "string" },
   REDIS_TLS_SERVERNAME: { path: ["redis", "tls", "servername"], type: "string" },
+  REDIS_REPLICA_ACK: { path: ["redis", "replicaAck", "replicas"], type: "int" },
+  REDIS_REPLICA_ACK_TIMEOUT_MS: { path: ["redis", "replicaAck", "timeoutMs"], type: "int" },
   LOG_LEVEL: { path: ["log", "level"], type: "string" },
   ADMIN_TOKEN_HASHES: { path: ["admin", "tokenHashes"], type: "list" },
   METRICS_PORT: { path: ["metrics", "workerPort"], type: "int" },

@@ -207,6 +207,20 @@ export const configSchema = strictObject({
          */
         writeSettleMs: z.number().int().min(0).max(60000).default(10000),
         /**
+         * A SCIM write is answered only once this many replicas hold it (Redis WAIT, store/replica-ack.ts), so
+         * a failover cannot lose a write the IdP was told succeeded. 0 (the default) answers once the master has
+         * it. Set it to the number of replicas each master has (1 with a replica per master) on Redis Cluster
+         * or Sentinel. When they do not acknowledge within `timeoutMs` (also while a master has fewer replicas:
+         * after a failover until the old master rejoins as a replica) the write is answered 503 + Retry-After.
+         */
+        replicaAck: strictObject({
+            /** Replicas that must hold a write (env REDIS_REPLICA_ACK). */
+            replicas: z.number().int().min(0).max(16).default(0),
+            /** How long a write waits for them (env REDIS_REPLICA_ACK_TIMEOUT_MS). */
+            timeoutMs: z.number().int().positive().max(60000).default(2000),
+          })
+          .prefault({}),
+        /**
          * Redis Cluster: seed nodes as `host:port` (env REDIS_CLUSTER_NODES, comma-separated). Non-empty turns
          * cluster mode on; `url` then gives only the scheme (rediss:// = TLS), user name and password.
          */

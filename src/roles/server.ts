@@ -19,7 +19,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, UserStore, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
+import { GroupStore, ReplicaAck, UserStore, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -81,8 +81,10 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   // indexes of earlier releases (unique externalId / group displayName hashes) become non-unique ones
   const moved = await migrateIndexes(redis, config.redis.keyPrefix, config.directories.map((d) => d.id));
   for (const [directory, entries] of moved) if (entries) logger.info({ directory, entries }, "store indexes migrated to non-unique externalId/displayName");
-  const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs);
-  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs);
+  // writes answered once replicas hold them run on a connection of their own (store/replica-ack.ts)
+  const replicaAck = await ReplicaAck.open(config.redis, logger).catch((err: Error) => { redis.disconnect(); throw err; });
+  const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs, replicaAck);
+  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck);
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis);
   opsRedis.on("error", () => undefined);
@@ -112,6 +114,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
       await ops.queues.close();
       await opsRedis.quit().catch(() => opsRedis.disconnect());
       await redis.quit().catch(() => redis.disconnect());
+      await replicaAck?.close();
     },
   };
 }

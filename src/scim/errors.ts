@@ -8,7 +8,7 @@
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isEngineMessage } from "./engine-message";
-import { StoreWriteAbandonedError } from "../store/errors";
+import { StoreNotReplicatedError, StoreWriteAbandonedError } from "../store/errors";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -70,6 +70,11 @@ export function scimErrorHandler(logger: Logger, retryAfterSeconds: number): Err
       if (err.internal) logger.warn({ path: req.path, method: req.method, detail: err.message, library: err.internal }, "library error text replaced in a SCIM error");
       for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
       return sendScimError(res, err.status, err.scimType, err.message);
+    }
+    if (err instanceof StoreNotReplicatedError) {
+      logger.warn({ err: { message: err.message }, path: req.path, method: req.method }, "write not acknowledged by the store's replicas");
+      res.setHeader("Retry-After", String(retryAfterSeconds));
+      return sendScimError(res, 503, undefined, "Service temporarily unavailable: the directory store could not confirm the write on its replicas; retry later");
     }
     if (isRedisUnavailable(err)) {
       logger.warn({ err: { message: (err as Error).message }, path: req.path }, "store unavailable");

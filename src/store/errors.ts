@@ -61,3 +61,15 @@ export class StoreWriteAbandonedError extends Error {
     this.name = this.constructor.name;
   }
 }
+
+/**
+ * A write committed on the Redis master, but not enough replicas acknowledged it in time
+ * (`redis.replicaAck`, replica-ack.ts): it could still be lost in a failover. The SCIM layer answers
+ * 503 + Retry-After so the IdP does not count it as done; its retry is applied again, harmlessly.
+ */
+export class StoreNotReplicatedError extends Error {
+  constructor(why: string) {
+    super(`The write was not confirmed by the store's replicas (${why}); retry later`);
+    this.name = this.constructor.name;
+  }
+}

@@ -8,6 +8,7 @@ import { defineStoreCommands, type StoreCommands } from "./scripts";
 import {
   StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
 } from "./errors";
+import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
 import { MemberOfDrain } from "./member-of-drain";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
@@ -55,9 +56,18 @@ export class GroupStore {
   readonly memberOf: MemberOfDrain;
   /** Tells the dispatcher on Redis Cluster which outbox has news (outbox-signal.ts). */
   private readonly signal: OutboxSignal;
-  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
-  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000) {
+  /** Where writes run: `redis`, or the replica-acknowledged connection of `replicaAck`. */
+  private readonly writer: RedisConnection & StoreCommands;
+  /**
+   * `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts);
+   * `replicaAck`: writes are answered once replicas hold them (replica-ack.ts).
+   */
+  constructor(
+    redis: RedisConnection, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000,
+    private readonly replicaAck?: ReplicaAck,
+  ) {
     this.redis = defineStoreCommands(redis);
+    this.writer = replicaAck ? defineStoreCommands(replicaAck.connection) : this.redis;
     this.memberOf = new MemberOfDrain(this.redis, keyPrefix);
     this.signal = outboxSignalOf(redis, keyPrefix);
   }
@@ -77,7 +87,7 @@ export class GroupStore {
       displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
       w.uniqueExternalId ? "1" : "",
     ];
-    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) => this.redis.writeGroup(k.groups, ...args, rid, ttl));
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => this.writer.writeGroup(k.groups, ...args, rid, ttl), this.replicaAck);
     switch (r[0]) {
       case "OK":
       case "NOOP":
@@ -98,8 +108,8 @@ export class GroupStore {
   async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
     const k = this.keys(directoryId);
     const now = new Date().toISOString();
-    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) =>
-      this.redis.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
+      this.writer.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("Group", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
     this.signal.notify(directoryId);

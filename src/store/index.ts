@@ -17,6 +17,7 @@ export * from "./external-user-store";
 export * from "./admin-keys";
 export * from "./admin-session-store";
 export * from "./redis-errors";
+export * from "./replica-ack";
 export * from "./key-space";
 export * from "./registry-keys";
 export * from "./directory-records";

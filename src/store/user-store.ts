@@ -6,6 +6,7 @@ import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
+import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
 import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
@@ -58,10 +59,16 @@ function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
 /** Users of every directory, on one Redis connection. */
 export class UserStore {
   private readonly redis: RedisConnection & StoreCommands;
+  /** Where writes run: `redis`, or the replica-acknowledged connection of `replicaAck`. */
+  private readonly writer: RedisConnection & StoreCommands;
   private readonly signal: OutboxSignal;
-  /** `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts). */
-  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly writeSettleMs = 10000) {
+  /**
+   * `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts);
+   * `replicaAck`: writes are answered once replicas hold them (replica-ack.ts).
+   */
+  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly writeSettleMs = 10000, private readonly replicaAck?: ReplicaAck) {
     this.redis = defineStoreCommands(redis);
+    this.writer = replicaAck ? defineStoreCommands(replicaAck.connection) : this.redis;
     this.signal = outboxSignalOf(redis, keyPrefix);
   }
 
@@ -79,9 +86,9 @@ export class UserStore {
     const k = this.keys(directoryId);
     const ix = userIndexValues(body);
     const now = new Date().toISOString();
-    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) => this.redis.writeUser(k.users, k.prefix, id, mode,
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => this.writer.writeUser(k.users, k.prefix, id, mode,
       expectedVersion === undefined ? "" : String(expectedVersion), now, JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"),
-      ix.displayName, opts.uniqueExternalId ? "1" : "", rid, ttl));
+      ix.displayName, opts.uniqueExternalId ? "1" : "", rid, ttl), this.replicaAck);
     const result = parseWrite("User", id, r);
     if (result.changed) this.signal.notify(directoryId);
     return result;
@@ -91,8 +98,8 @@ export class UserStore {
   async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
     const k = this.keys(directoryId);
     const now = new Date().toISOString();
-    const r = await settledWrite(this.redis, k.prefix, this.writeSettleMs, (rid, ttl) =>
-      this.redis.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl));
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
+      this.writer.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
     if (r[0] === "NOTFOUND") throw new StoreNotFoundError("User", id);
     if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
     this.signal.notify(directoryId);

@@ -8,9 +8,11 @@
  * which the write can never commit (a resend by the client library finds the mark and does nothing).
  * Only then is "unavailable" (503) the truth: it did not commit. If Redis does not answer within the
  * bound, or the connection was closed for good, the outcome stays unknown and the caller gets the error.
+ * With `ack` (replica-ack.ts), a write's answer also waits until replicas hold it.
  */
 import { randomUUID } from "node:crypto";
 import type { RedisConnection } from "./connection";
+import type { ReplicaAck } from "./replica-ack";
 import type { StoreCommands } from "./scripts";
 import { StoreWriteAbandonedError } from "./errors";
 
@@ -28,10 +30,12 @@ function message(err: unknown): string {
 
 /**
  * Runs one write script with a fresh request id (`run(requestId, ttlSeconds)` passes both as its last
- * arguments) and returns its reply — the real one even when the first answer was lost.
+ * arguments) and returns its reply — the real one even when the first answer was lost — once `ack`'s
+ * replicas hold it (`redis` is then `ack.connection`).
  */
 export async function settledWrite(
   redis: RedisConnection & StoreCommands, prefix: string, settleMs: number, run: (requestId: string, ttl: string) => Promise<string[]>,
+  ack?: ReplicaAck,
 ): Promise<string[]> {
   const requestId = randomUUID();
   let reply: string[];
@@ -46,6 +50,8 @@ export async function settledWrite(
     reply = settled;
   }
   if (reply[0] === "ABANDONED") throw new StoreWriteAbandonedError("resent after it was given up");
+  // a refused write (conflict, precondition) waits too: what it was refused on may not be replicated either
+  if (ack) await ack.confirm(prefix);
   return reply;
 }
 

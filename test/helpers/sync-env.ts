@@ -13,7 +13,7 @@ import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
 import { createLogger } from "../../src/observability/logger";
-import { GroupStore, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { GroupStore, ReplicaAck, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { SyncQueues } from "../../src/sync/queues";
@@ -152,8 +152,9 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   });
   const redis = createStoreConnection(config.redis);
   await waitReady(redis);
-  const users = new UserStore(redis, prefix);
-  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
+  const replicaAck = await ReplicaAck.open(config.redis);
+  const users = new UserStore(redis, prefix, config.redis.writeSettleMs, replicaAck);
+  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck);
   const state = new SyncStateStore(redis, prefix);
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });
@@ -188,6 +189,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       await cleanPrefix(redis, prefix);
       await unlinkKeys(redis, await scanKeys(redis, `${prefix}:acct:*`));
       redis.disconnect();
+      await replicaAck?.close();
     },
   };
   if (o.runtime !== false) await env.startRuntime(o.env ? { TEST_PLATFORM_KEY: PLATFORM_KEY, ...o.env } : undefined);

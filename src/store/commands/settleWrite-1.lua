@@ -11,6 +11,11 @@
   Output: the JSON the write recorded (its reply), or false when it had not run (now given up)
 ]]
 local prev = redis.call('GET', KEYS[1])
-if prev then return prev end
+if prev then
+  -- a write (the mark's TTL renewed), so that a replica acknowledgement (WAIT, replica-ack.ts) that
+  -- follows on this connection covers the settled write even when it ran on a connection since lost
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
+  return prev
+end
 redis.call('SET', KEYS[1], 'ABANDONED', 'EX', tonumber(ARGV[1]))
 return false
