@@ -20,6 +20,8 @@ const CLI = process.env.REDIS_CLI_BIN || "redis-cli";
 export interface ClusterNodeProcess {
   port: number;
   proc: Proc;
+  /** Starts it again (after it was killed) on the same port, data dir and options; `proc` is then the new process. */
+  restart(): Promise<void>;
 }
 
 export interface LocalCluster {
@@ -32,16 +34,33 @@ export interface LocalCluster {
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** A master's replication offset and each of its replicas' (what a replica would hold if promoted now). */
   replicationOf(masterPort: number): Promise<string>;
+  /** Ports of a master's replicas. */
+  replicasOf(masterPort: number): Promise<number[]>;
 }
 
 /** A redis-server (no persistence) on a free loopback port with `args` added: a cluster node, or a plain one (bench/cluster-client). */
 export async function startServer(set: ProcessSet, name: string, args: string[]): Promise<ClusterNodeProcess> {
   const port = await freePort();
   const dir = set.tempDir(name);
-  const proc = set.spawn(`${name}:${port}`, SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
-    "--maxmemory-policy", "noeviction", ...args]);
-  await untilRedisAnswers(proc, port, name, 15000);
-  return { port, proc };
+  const launch = async () => {
+    const proc = set.spawn(`${name}:${port}`, SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+      "--maxmemory-policy", "noeviction", ...args]);
+    await untilRedisAnswers(proc, port, name, 15000);
+    return proc;
+  };
+  const node: ClusterNodeProcess = {
+    port, proc: await launch(),
+    restart: async () => {
+      if (node.proc.running) throw new Error(`${name}:${port} is still running`);
+      node.proc = await launch();
+    },
+  };
+  return node;
+}
+
+/** Ports of the replicas a master's INFO replication lists. */
+function replicasIn(info: string): number[] {
+  return [...info.matchAll(/^slave\d+:ip=[^,]+,port=(\d+)/gm)].map((m) => Number(m[1]));
 }
 
 /** One command on one node (a short-lived connection). */
@@ -90,13 +109,14 @@ export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, r
     replicationOf: async (masterPort) => {
       const field = (info: string, name: string) => new RegExp(`^${name}:(\\S+)`, "m").exec(info)?.[1] ?? "?";
       const info = await onNode(masterPort, (r) => r.info("replication"));
-      const replicas = [...info.matchAll(/^slave\d+:ip=[^,]+,port=(\d+)/gm)].map((m) => Number(m[1]));
+      const replicas = replicasIn(info);
       const seen = await Promise.all(replicas.map(async (port) => {
         const ri = await onNode(port, (r) => r.info("replication")).catch((err: Error) => err.message);
         return `replica :${port} link ${field(ri, "master_link_status")}, offset ${field(ri, "slave_repl_offset")}`;
       }));
       return [`master :${masterPort} offset ${field(info, "master_repl_offset")}`, ...seen].join("; ");
     },
+    replicasOf: async (masterPort) => replicasIn(await onNode(masterPort, (r) => r.info("replication"))),
     waitHealthy: async (timeoutMs = 30000) => {
       const end = Date.now() + timeoutMs;
       for (;;) {
@@ -140,7 +160,7 @@ export async function startRedisCluster(set: ProcessSet, nodeTimeoutMs = 2000, r
 export interface LocalSentinel {
   master: ClusterNodeProcess;
   replica: ClusterNodeProcess;
-  sentinel: ClusterNodeProcess;
+  sentinel: { port: number; proc: Proc };
   /** `127.0.0.1:<port>` of the sentinel. */
   sentinels: string[];
   masterName: string;
