@@ -1,7 +1,9 @@
 /**
  * Redis Sentinel (issue 12 item 3): the bridge finds the master through a sentinel (REDIS_SENTINELS +
  * REDIS_SENTINEL_MASTER), serves and syncs through it, and after the master is killed and the sentinel
- * promotes the replica, serves and syncs again without a restart.
+ * promotes the replica, serves and syncs again without a restart. Writes wait for a replica's
+ * acknowledgement (REDIS_REPLICA_ACK=1): the promoted master has none until the old master, restarted,
+ * is made its replica by the sentinel; writes are answered 503 until then, and the IdP retries them.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { ProcessSet } from "../helpers/processes";
@@ -15,7 +17,10 @@ let e: SyncEnv;
 beforeAll(async () => {
   s = await startSentinel(set);
   e = await startSyncEnv({
-    redisEnv: { REDIS_URL: "redis://127.0.0.1:6379", REDIS_SENTINELS: s.sentinels.join(","), REDIS_SENTINEL_MASTER: s.masterName },
+    redisEnv: {
+      REDIS_URL: "redis://127.0.0.1:6379", REDIS_SENTINELS: s.sentinels.join(","), REDIS_SENTINEL_MASTER: s.masterName,
+      REDIS_REPLICA_ACK: "1", REDIS_REPLICA_ACK_TIMEOUT_MS: "500",
+    },
     config: { server: { retryAfterSeconds: 1 } },
   });
 }, 60000);
@@ -48,6 +53,7 @@ describe("the bridge on Redis Sentinel", () => {
 
     await s.master.proc.kill("SIGKILL");
     await waitFor(async () => (await s.currentMaster().catch(() => 0)) === s.replica.port, 30000, "the sentinel to promote the replica");
+    await s.master.restart(); // the sentinel makes it the new master's replica
     await create("after.failover@example.com");
     await waitFor(() => onPlatform("after.failover@example.com"), 60000, "second user on the platform");
   });
