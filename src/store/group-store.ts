@@ -49,7 +49,7 @@ function memberOpsJson(ops: MemberOp[]): string {
   return json.includes("\\ud") ? encode(wellFormed) : json;
 }
 
-/** Groups of every directory, on one Redis connection. */
+/** Groups of every directory, on one Redis connection (writes on a second one with `replicaAck`). */
 export class GroupStore {
   private readonly redis: RedisConnection & StoreCommands;
   /** Applies membership changes to the reverse index after the writes have answered (member-of-drain.ts). */

@@ -56,7 +56,7 @@ function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
   }
 }
 
-/** Users of every directory, on one Redis connection. */
+/** Users of every directory, on one Redis connection (writes on a second one with `replicaAck`). */
 export class UserStore {
   private readonly redis: RedisConnection & StoreCommands;
   /** Where writes run: `redis`, or the replica-acknowledged connection of `replicaAck`. */
