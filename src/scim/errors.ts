@@ -49,10 +49,10 @@ export function sendScimError(res: Response, status: number, scimType: string | 
 /**
  * True for errors that mean "Redis is not there" (ioredis connection and timeout errors), including a
  * Redis Cluster or Sentinel failover in progress (slot without a master, cluster not ready, a master
- * that is now a replica).
+ * that is now a replica), and a write its replicas did not acknowledge (`redis.replicaAck`).
  */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (err instanceof UnavailableError || err instanceof StoreWriteAbandonedError) return true;
+  if (err instanceof UnavailableError || err instanceof StoreWriteAbandonedError || err instanceof StoreNotReplicatedError) return true;
   const msg = err instanceof Error ? err.message : "";
   return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|All sentinels are unreachable|Connection in subscriber mode|Stream connection ended/i.test(msg);
 }
@@ -71,15 +71,12 @@ export function scimErrorHandler(logger: Logger, retryAfterSeconds: number): Err
       for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
       return sendScimError(res, err.status, err.scimType, err.message);
     }
-    if (err instanceof StoreNotReplicatedError) {
-      logger.warn({ err: { message: err.message }, path: req.path, method: req.method }, "write not acknowledged by the store's replicas");
-      res.setHeader("Retry-After", String(retryAfterSeconds));
-      return sendScimError(res, 503, undefined, "Service temporarily unavailable: the directory store could not confirm the write on its replicas; retry later");
-    }
     if (isRedisUnavailable(err)) {
-      logger.warn({ err: { message: (err as Error).message }, path: req.path }, "store unavailable");
+      const unreplicated = err instanceof StoreNotReplicatedError;
+      logger.warn({ err: { message: (err as Error).message }, path: req.path, method: req.method },
+        unreplicated ? "write not acknowledged by the store's replicas" : "store unavailable");
       res.setHeader("Retry-After", String(retryAfterSeconds));
-      return sendScimError(res, 503, undefined, "Service temporarily unavailable: the directory store cannot be reached; retry later");
+      return sendScimError(res, 503, undefined, `Service temporarily unavailable: the directory store ${unreplicated ? "could not confirm the write on its replicas" : "cannot be reached"}; retry later`);
     }
     const e = err as HttpishError & Error;
     if (e.type === "entity.too.large") return sendScimError(res, 413, undefined, "Request body is larger than the configured limit");
