@@ -113,6 +113,17 @@ class BridgeCluster extends Cluster {
   }
 }
 
+/**
+ * The connection that holds `key`: on Redis Cluster, the one to the master of its slot (for a command that
+ * has no key of its own, such as SCAN or WAIT, which ioredis would send to a random master); the connection
+ * itself on single Redis and Sentinel. Undefined when the cluster knows no master for that slot yet.
+ */
+export function nodeFor(redis: RedisConnection, key: string): Redis | undefined {
+  if (!(redis instanceof Cluster)) return redis;
+  const master = redis.slots[slotOf(key)]?.[0];
+  return redis.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === master);
+}
+
 const targets = new WeakMap<RedisConnection, { target: string; tls: boolean }>();
 
 /** Opens a connection of `role` to the Redis the settings name (cluster, sentinel or single). */
@@ -170,7 +181,7 @@ export function createQueueConnection(settings: RedisSettings | string, name?: s
   return createRedisConnection(settings, "queue", name);
 }
 
-/** Raised when Redis cannot be reached at start; the message names what failed and what to do. */
+/** Raised when Redis cannot be reached (at start; no master for a slot); the message names what failed. */
 export class RedisUnavailableError extends Error {
   constructor(message: string, cause?: Error) {
     super(message, { cause });

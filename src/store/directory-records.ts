@@ -3,7 +3,7 @@
  * disabled flag, credentials (hashes only) and their last use. Every write publishes the directory's id on
  * the change channel so every server and worker reloads at once.
  */
-import type { RedisConnection } from "./connection";
+import { nodeFor, RedisUnavailableError, type RedisConnection } from "./connection";
 import { RegistryKeys } from "./registry-keys";
 
 /** A runtime directory as stored. `input` is the config-file form of the directory, without tokenHashes. */
@@ -142,18 +142,27 @@ export class DirectoryRecords {
 
   /** Removes the registry record of a directory (its other keys are purged apart). */
   async remove(id: string): Promise<void> {
-    await this.redis.multi().hdel(this.keys.directories, id).srem(this.keys.disabledConfig, id).exec();
+    // two commands, not one MULTI: the two keys lie in different slots of a Redis Cluster, where a MULTI
+    // across slots is refused ("All keys in the pipeline should belong to the same slots allocation group");
+    // an id left in the set by a crash between them names no config directory, and is read as nothing
+    await this.redis.hdel(this.keys.directories, id);
+    await this.redis.srem(this.keys.disabledConfig, id);
     await this.changed(id);
   }
 
   /** Deletes every key of the directory (SCAN + UNLINK); resolves with how many. */
   async purgeKeys(id: string): Promise<number> {
+    const pattern = this.keys.directoryPattern(id);
+    // every key of the directory carries its hash tag, so on Redis Cluster they are all on the master of
+    // that one slot: SCAN there (sent without a node, SCAN goes to a random master)
+    const node = nodeFor(this.redis, pattern);
+    if (!node) throw new RedisUnavailableError(`no master is known for the slot of directory "${id}"`);
     let cursor = "0";
     let n = 0;
     do {
-      const [next, keys] = await this.redis.scan(cursor, "MATCH", this.keys.directoryPattern(id), "COUNT", 1000);
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
       cursor = next;
-      if (keys.length) n += await this.redis.unlink(...keys);
+      if (keys.length) n += await node.unlink(...keys);
     } while (cursor !== "0");
     return n;
   }

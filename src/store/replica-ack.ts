@@ -21,11 +21,10 @@
  * `min-replicas-to-write`: answering such writes would tell the IdP "done" for data one more failure
  * loses. Two replicas per master with `replicas: 1` ride out the loss of one.
  */
-import { Cluster, type Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { createStoreConnection, waitReady, type RedisConnection, type RedisSettings } from "./connection";
+import { createStoreConnection, nodeFor, waitReady, type RedisConnection, type RedisSettings } from "./connection";
 import { StoreNotReplicatedError } from "./errors";
-import { slotOf } from "./key-slot";
 
 export interface ReplicaAckSettings {
   /** Replicas that must hold a write before it is answered; 0 turns acknowledgements off. */
@@ -68,7 +67,7 @@ export class ReplicaAck {
 
   /** Resolves once `replicas` replicas hold every write answered so far on the node that holds `key`. */
   confirm(key: string): Promise<void> {
-    const node = this.nodeOf(key);
+    const node = nodeFor(this.connection, key);
     if (!node) return Promise.reject(new StoreNotReplicatedError("no master is known for the directory's slot"));
     return new Promise<void>((resolve, reject) => {
       const waiters = this.pending.get(node);
@@ -84,14 +83,6 @@ export class ReplicaAck {
 
   async close(): Promise<void> {
     await this.connection.quit().catch(() => this.connection.disconnect());
-  }
-
-  /** The connection to the master of `key`'s slot (the connection itself on single Redis and Sentinel). */
-  private nodeOf(key: string): Redis | undefined {
-    const c = this.connection;
-    if (!(c instanceof Cluster)) return c;
-    const master = c.slots[slotOf(key)]?.[0];
-    return c.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === master);
   }
 
   /** One WAIT for the waiters of `node`; settles them all. */

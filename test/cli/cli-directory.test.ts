@@ -9,6 +9,7 @@ import { compiledBuild, runCompiledCli } from "../helpers/compiled-build";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
+import { scanKeys } from "../helpers/redis";
 
 let e: SyncEnv;
 let s: BridgeServer;
@@ -69,7 +70,7 @@ describe("scim-bridge directory", () => {
     const deleted = await cli(["delete", "globex", "--platform", "leave"]);
     expect(deleted.stderr).toBe("");
     expect(deleted.stdout).toMatch(/directory globex deleted/);
-    const [, left] = await e.redis.scan("0", "MATCH", `${e.prefix}:{globex}:*`, "COUNT", 100000);
+    const left = await scanKeys(e.redis, `${e.prefix}:{globex}:*`);
     expect(left).toEqual([]);
     expect((await cli(["show", "globex"])).code).not.toBe(0);
 
@@ -103,7 +104,7 @@ describe("scim-bridge directory", () => {
     expect(confirmed.stderr).toBe("");
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toMatch(/confirmed: 1 deprovision/);
-    const keysLeft = async () => (await e.redis.scan("0", "MATCH", `${e.prefix}:{initech}:*`, "COUNT", 100000))[1];
+    const keysLeft = () => scanKeys(e.redis, `${e.prefix}:{initech}:*`);
     // the record goes first, then the keys: wait for both
     await waitFor(async () => (await e.redis.hexists(`${e.prefix}:directories`, "initech")) === 0 && (await keysLeft()).length === 0, 30000, "initech deleted and purged");
     expect(await keysLeft()).toEqual([]);

@@ -9,6 +9,7 @@ import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { loadConfig } from "../../src/config/load";
+import { scanKeys } from "../helpers/redis";
 
 let e: SyncEnv;
 let s: BridgeServer;
@@ -26,16 +27,8 @@ const scim = (dir: string, token: string, method = "GET", path = "/Users", body?
 });
 const onPlatform = async (userName: string) => (await e.simState()).scim.users.find((u) => u.userName === userName);
 
-async function keysOf(pattern: string): Promise<string[]> {
-  const out: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await e.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    out.push(...keys);
-  } while (cursor !== "0");
-  return out;
-}
+/** Every key matching `pattern`, on every master of a cluster. */
+const keysOf = (pattern: string) => scanKeys(e.redis, pattern);
 
 describe("directories at runtime", () => {
   let token: string;

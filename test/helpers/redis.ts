@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cluster } from "ioredis";
-import { createQueueConnection, type RedisConnection, type RedisSettings } from "../../src/store";
+import { createQueueConnection, waitReady, type RedisConnection, type RedisSettings } from "../../src/store";
 
 /** The Redis every test talks to. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -74,6 +74,8 @@ export async function cleanPrefix(redis: RedisConnection, prefix: string): Promi
 export async function cleanPrefixAt(url: string, prefix: string): Promise<void> {
   const redis = createQueueConnection(url === TEST_REDIS_URL ? TEST_REDIS : url);
   try {
+    // a cluster client knows its masters only once ready (before, `nodes("master")` holds the seeds)
+    await waitReady(redis, 10000);
     await cleanPrefix(redis, prefix);
   } finally {
     redis.disconnect();

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
+import { Cluster } from "ioredis";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 import { createQueueConnection, legacyQueue } from "../../src/store";
@@ -20,8 +21,10 @@ const logger = createLogger("silent");
 
 /** Connections whose CLIENT SETNAME is `name`, or (BullMQ's Workers) names one of this prefix's shards. */
 async function connectionsOf(e: SyncEnv, name: string): Promise<string[]> {
-  const list = (await e.redis.client("LIST")) as string;
-  return list.split("\n").map((l) => /(?:^| )name=(\S*)/.exec(l)?.[1] ?? "").filter((n) => n === name || n.startsWith(`{${e.prefix}:q`));
+  // on a cluster, the connections of every master (CLIENT LIST sent to the cluster goes to one of them)
+  const nodes = e.redis instanceof Cluster ? e.redis.nodes("master") : [e.redis];
+  const lists = await Promise.all(nodes.map(async (n) => (await n.client("LIST")) as string));
+  return lists.join("\n").split("\n").map((l) => /(?:^| )name=(\S*)/.exec(l)?.[1] ?? "").filter((n) => n === name || n.startsWith(`{${e.prefix}:q`));
 }
 
 describe("queue shards", () => {

@@ -9,6 +9,7 @@ import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig, dropUserBehindBridge, getResync, postResync, writes } from "../helpers/resync";
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
+import { scanKeys, unlinkKeys } from "../helpers/redis";
 import type { ResyncProgress } from "../../src/sync/resync";
 import { redisBackend } from "../../src/cli/backends/redis-backend";
 import { answerCommand, dryRunCommand, resyncCommand } from "../../src/cli/commands/ops";
@@ -25,8 +26,8 @@ function resyncWhere(e: SyncEnv, dir: string, beforeId: string | undefined, pred
 
 /** Deletes every key of the directory (desired state, sync state, resync) — an empty store. */
 async function emptyStore(e: SyncEnv, dir: string): Promise<void> {
-  const keys = await e.redis.keys(`${e.prefix}:{${dir}}:*`);
-  if (keys.length) await e.redis.del(...keys);
+  // every master of a cluster (KEYS sent to a cluster goes to one of them)
+  await unlinkKeys(e.redis, await scanKeys(e.redis, `${e.prefix}:{${dir}}:*`));
 }
 
 const activeOnPlatform = async (e: SyncEnv, dir: string) => (await e.simState()).scim.users.filter((u) => u.externalId?.startsWith(`${dir}:`) && u.active !== false).length;
@@ -57,7 +58,7 @@ describe("resync safeguard: empty store", () => {
     expect(await writes(e)).toBe(writesBefore);
     // nothing but the plan itself was written for the directory (the rate window and the status page's
     // per-minute call counter count the listing calls)
-    expect((await e.redis.keys(`${e.prefix}:{wf}:*`)).filter((k) => !k.endsWith(":resync:plan") && !k.endsWith(":outbox") && !k.endsWith(":s:rate") && !k.endsWith(":c:calls"))).toEqual([]);
+    expect((await scanKeys(e.redis, `${e.prefix}:{wf}:*`)).filter((k) => !k.endsWith(":resync:plan") && !k.endsWith(":outbox") && !k.endsWith(":s:rate") && !k.endsWith(":c:calls"))).toEqual([]);
     expect((await getResync(e, "wf")).status).toBeUndefined();
   });
 
