@@ -173,6 +173,6 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     res.json(body);
   });
   r.use((_req, res) => { res.status(404).json({ error: "not found" }); });
-  r.use(adminErrorHandler(logger));
+  r.use(adminErrorHandler(logger, config.server.retryAfterSeconds));
   return r;
 }

@@ -13,7 +13,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
-import { DirectoryRecords, type CredentialKind, type CredentialRecord } from "../store";
+import { DirectoryRecords, type CredentialKind, type CredentialRecord, type ReplicaAck } from "../store";
 import { validateDirectoryInput } from "./validate";
 
 export interface DirectoryEntry {
@@ -236,9 +236,12 @@ export class DirectoryRegistry {
   }
 }
 
-/** A registry on RedisConnection, started. */
-export async function startRegistry(config: Config, redis: RedisConnection, logger?: Logger): Promise<DirectoryRegistry> {
-  const r = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix), logger);
+/**
+ * A registry on RedisConnection, started. `replicaAck`: the operator's changes wait for replicas
+ * (store/directory-records.ts).
+ */
+export async function startRegistry(config: Config, redis: RedisConnection, logger?: Logger, replicaAck?: ReplicaAck): Promise<DirectoryRegistry> {
+  const r = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix, replicaAck), logger);
   await r.start();
   return r;
 }

@@ -88,7 +88,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis);
   opsRedis.on("error", () => undefined);
-  const registry = await startRegistry(config, opsRedis, logger);
+  // the operator's changes (directories, tokens) wait for replicas too: a revoked token must stay revoked
+  const registry = await startRegistry(config, opsRedis, logger, replicaAck);
   const ops = createOpsContext(config, opsRedis, registry);
 
   const app = express();

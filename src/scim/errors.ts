@@ -8,7 +8,7 @@
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isEngineMessage } from "./engine-message";
-import { StoreNotReplicatedError, StoreWriteAbandonedError } from "../store/errors";
+import { isStoreUnavailable, StoreNotReplicatedError } from "../store/errors";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -46,15 +46,9 @@ export function sendScimError(res: Response, status: number, scimType: string | 
   }));
 }
 
-/**
- * True for errors that mean "Redis is not there" (ioredis connection and timeout errors), including a
- * Redis Cluster or Sentinel failover in progress (slot without a master, cluster not ready, a master
- * that is now a replica), and a write its replicas did not acknowledge (`redis.replicaAck`).
- */
+/** True for errors that mean the directory store is not there (store/errors.ts `isStoreUnavailable`). */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (err instanceof UnavailableError || err instanceof StoreWriteAbandonedError || err instanceof StoreNotReplicatedError) return true;
-  const msg = err instanceof Error ? err.message : "";
-  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|All sentinels are unreachable|Connection in subscriber mode|Stream connection ended/i.test(msg);
+  return err instanceof UnavailableError || isStoreUnavailable(err);
 }
 
 interface HttpishError { status?: number; statusCode?: number; type?: string; scimType?: string; expose?: boolean }

@@ -2,8 +2,14 @@
  * The directory registry's records in Redis (layout in registry-keys.ts): runtime directories, the
  * disabled flag, credentials (hashes only) and their last use. Every write publishes the directory's id on
  * the change channel so every server and worker reloads at once.
+ *
+ * With `replicaAck` (the server role, `redis.replicaAck`), the operator's changes run on its connection
+ * and are answered once replicas hold them, like SCIM writes (replica-ack.ts): a failover must not bring
+ * back a token the operator was told is revoked, or lose a directory whose SCIM URL was handed out. Last
+ * use and OAuth access tokens are left out: losing one costs a later write, or the IdP one more token call.
  */
 import { nodeFor, RedisUnavailableError, type RedisConnection } from "./connection";
+import type { ReplicaAck } from "./replica-ack";
 import { RegistryKeys } from "./registry-keys";
 
 /** A runtime directory as stored. `input` is the config-file form of the directory, without tokenHashes. */
@@ -62,8 +68,20 @@ function parseJson<T>(s: string): T | undefined {
 /** Reads and writes the registry records. */
 export class DirectoryRecords {
   readonly keys: RegistryKeys;
-  constructor(readonly redis: RedisConnection, keyPrefix: string) {
+  /** Where the operator's changes run: `redis`, or the replica-acknowledged connection of `replicaAck`. */
+  private readonly writer: RedisConnection;
+
+  constructor(readonly redis: RedisConnection, keyPrefix: string, private readonly replicaAck?: ReplicaAck) {
     this.keys = new RegistryKeys(keyPrefix);
+    this.writer = replicaAck?.connection ?? redis;
+  }
+
+  /**
+   * Resolves once replicas hold the writes made so far on the node of `key` (at once without
+   * `replicaAck`); rejects with StoreNotReplicatedError otherwise.
+   */
+  private async replicated(key: string): Promise<void> {
+    await this.replicaAck?.confirm(key);
   }
 
   /** Runtime directories, disabled config directories and the credentials of `ids` (plus every runtime id). */
@@ -94,32 +112,38 @@ export class DirectoryRecords {
 
   /** Creates a runtime directory; false when the id is taken. */
   async create(id: string, rec: DirectoryRecord): Promise<boolean> {
-    const ok = await this.redis.hsetnx(this.keys.directories, id, JSON.stringify(rec));
+    const ok = await this.writer.hsetnx(this.keys.directories, id, JSON.stringify(rec));
     if (ok) await this.changed(id);
+    // a refusal too: the record it was refused on may not be replicated either
+    await this.replicated(this.keys.directories);
     return ok === 1;
   }
 
   async put(id: string, rec: DirectoryRecord): Promise<void> {
-    await this.redis.hset(this.keys.directories, id, JSON.stringify(rec));
+    await this.writer.hset(this.keys.directories, id, JSON.stringify(rec));
     await this.changed(id);
+    await this.replicated(this.keys.directories);
   }
 
   /** Disables or enables a config-file directory. */
   async setConfigDisabled(id: string, disabled: boolean): Promise<void> {
-    if (disabled) await this.redis.sadd(this.keys.disabledConfig, id);
-    else await this.redis.srem(this.keys.disabledConfig, id);
+    if (disabled) await this.writer.sadd(this.keys.disabledConfig, id);
+    else await this.writer.srem(this.keys.disabledConfig, id);
     await this.changed(id);
+    await this.replicated(this.keys.disabledConfig);
   }
 
   async addCredential(dir: string, c: CredentialRecord): Promise<void> {
-    await this.redis.hset(this.keys.credentials(dir), c.id, JSON.stringify(c));
+    await this.writer.hset(this.keys.credentials(dir), c.id, JSON.stringify(c));
     await this.changed(dir);
+    await this.replicated(this.keys.credentials(dir));
   }
 
   /** Revokes a credential; false when it did not exist. */
   async removeCredential(dir: string, credentialId: string): Promise<boolean> {
-    const n = await this.redis.multi().hdel(this.keys.credentials(dir), credentialId).hdel(this.keys.lastUsed(dir), credentialId).exec();
+    const n = await this.writer.multi().hdel(this.keys.credentials(dir), credentialId).hdel(this.keys.lastUsed(dir), credentialId).exec();
     await this.changed(dir);
+    await this.replicated(this.keys.credentials(dir));
     return Number(n?.[0]?.[1] ?? 0) === 1;
   }
 
@@ -145,9 +169,10 @@ export class DirectoryRecords {
     // two commands, not one MULTI: the two keys lie in different slots of a Redis Cluster, where a MULTI
     // across slots is refused ("All keys in the pipeline should belong to the same slots allocation group");
     // an id left in the set by a crash between them names no config directory, and is read as nothing
-    await this.redis.hdel(this.keys.directories, id);
-    await this.redis.srem(this.keys.disabledConfig, id);
+    await this.writer.hdel(this.keys.directories, id);
+    await this.writer.srem(this.keys.disabledConfig, id);
     await this.changed(id);
+    await this.replicated(this.keys.directories);
   }
 
   /** Deletes every key of the directory (SCAN + UNLINK); resolves with how many. */
@@ -155,7 +180,7 @@ export class DirectoryRecords {
     const pattern = this.keys.directoryPattern(id);
     // every key of the directory carries its hash tag, so on Redis Cluster they are all on the master of
     // that one slot: SCAN there (sent without a node, SCAN goes to a random master)
-    const node = nodeFor(this.redis, pattern);
+    const node = nodeFor(this.writer, pattern);
     if (!node) throw new RedisUnavailableError(`no master is known for the slot of directory "${id}"`);
     let cursor = "0";
     let n = 0;
@@ -164,6 +189,7 @@ export class DirectoryRecords {
       cursor = next;
       if (keys.length) n += await node.unlink(...keys);
     } while (cursor !== "0");
+    await this.replicated(pattern);
     return n;
   }
 
@@ -172,7 +198,8 @@ export class DirectoryRecords {
    * purge of a deleted directory.
    */
   async audit(e: DirectoryAuditEntry): Promise<void> {
-    await this.redis.multi().lpush(this.keys.audit, JSON.stringify(e)).ltrim(this.keys.audit, 0, AUDIT_MAX - 1).exec();
+    await this.writer.multi().lpush(this.keys.audit, JSON.stringify(e)).ltrim(this.keys.audit, 0, AUDIT_MAX - 1).exec();
+    await this.replicated(this.keys.audit);
   }
 
   /** The audit list, newest first (`dir`: only that directory's entries). */
@@ -183,8 +210,8 @@ export class DirectoryRecords {
 
   /** Tells every server and worker to reload: at once (the channel), and at their next check (the version). */
   async changed(id: string): Promise<void> {
-    await this.redis.incr(this.keys.version);
-    await this.redis.publish(this.keys.channel, id);
+    await this.writer.incr(this.keys.version);
+    await this.writer.publish(this.keys.channel, id);
   }
 
   /** The registry's change counter (null before the first change). */

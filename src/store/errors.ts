@@ -2,6 +2,7 @@
  * Store outcomes that are not success, one class each; the SCIM layer maps them to HTTP statuses
  * (conflict → 409 uniqueness, not found → 404, precondition → 412, invalid member → 400, too many → 400).
  */
+import { RedisUnavailableError } from "./connection";
 
 /** A unique attribute (userName, externalId, displayName) is already taken in this directory. */
 export class StoreConflictError extends Error {
@@ -72,4 +73,16 @@ export class StoreNotReplicatedError extends Error {
     super(`The write was not confirmed by the store's replicas (${why}); retry later`);
     this.name = this.constructor.name;
   }
+}
+
+/**
+ * True for errors that mean "the store is not there" (ioredis connection and timeout errors), including a
+ * Redis Cluster or Sentinel failover in progress (slot without a master, cluster not ready, a master
+ * that is now a replica), a write that did not commit, and a write its replicas did not acknowledge
+ * (`redis.replicaAck`): answered 503 + Retry-After by the SCIM and admin APIs, never 404 or 500.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (err instanceof StoreWriteAbandonedError || err instanceof StoreNotReplicatedError || err instanceof RedisUnavailableError) return true;
+  const msg = err instanceof Error ? err.message : "";
+  return /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|MaxRetriesPerRequest|Reached the max retries|LOADING|READONLY|NOSCRIPT.*closed|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|All sentinels are unreachable|Connection in subscriber mode|Stream connection ended/i.test(msg);
 }

@@ -7,23 +7,30 @@
  *   and reads are answered meanwhile (the WAIT blocks only the connection the writes use);
  * - writes answered in the same tick share one WAIT;
  * - a master without its replica (detached with REPLICAOF NO ONE) answers writes 503 too, and once the
- *   replica is back the IdP's retry is answered as usual (409: the first try's user is there, on both).
+ *   replica is back the IdP's retry is answered as usual (409: the first try's user is there, on both);
+ * - the operator's changes through the admin API too: a directory and a token are answered once the
+ *   replica holds them, and a token revoke the replica has not acknowledged is answered 503, so a
+ *   failover cannot bring back a token the operator was told is revoked.
  */
 import request from "supertest";
-import type { Express } from "express";
+import express, { type Express } from "express";
 import { Redis } from "ioredis";
 import { hashToken } from "../../src/auth/token";
 import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createLogger } from "../../src/observability/logger";
+import { adminRouter } from "../../src/admin/app";
+import { startRegistry, type DirectoryRegistry } from "../../src/directories/registry";
 import { createScimApp } from "../../src/scim/app";
-import { GroupStore, ReplicaAck, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { GroupStore, ReplicaAck, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { SyncQueues } from "../../src/sync/queues";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 import { ProcessSet } from "../helpers/processes";
 import { startServer, type ClusterNodeProcess } from "../helpers/redis-cluster";
 import { waitFor } from "../helpers/sync-env";
 
 const TOKEN = "replica-ack-token-1";
+const ADMIN_TOKEN = "replica-ack-admin-token-1";
 const ACK_TIMEOUT_MS = 4000;
 const U = "/scim/v2/acme/Users";
 
@@ -36,6 +43,10 @@ let ack: ReplicaAck;
 let onMaster: Redis;
 let onReplica: Redis;
 let app: Express;
+let ops: RedisConnection;
+let registry: DirectoryRegistry;
+let queues: SyncQueues;
+let adminApp: Express;
 
 beforeAll(async () => {
   set = new ProcessSet();
@@ -51,6 +62,7 @@ beforeAll(async () => {
     overrides: {
       redis: { keyPrefix: "ack" },
       server: { publicBaseUrl: "https://bridge.example.com", retryAfterSeconds: 1 },
+      admin: { tokenHashes: [hashToken(ADMIN_TOKEN)] },
       log: { level: "silent" },
       directories: [{ id: "acme", tokenHashes: [hashToken(TOKEN)], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } }],
     },
@@ -64,9 +76,20 @@ beforeAll(async () => {
   const users = new UserStore(store, "ack", config.redis.writeSettleMs, ack);
   const groups = new GroupStore(store, "ack", config.scim.maxGroupMembers, config.redis.writeSettleMs, ack);
   app = createScimApp({ config, users, groups, logger: createLogger("silent") });
+  // the admin API as the server role wires it: its registry writes on the acknowledged connection
+  ops = createQueueConnection(config.redis);
+  ops.on("error", () => undefined);
+  await waitReady(ops);
+  registry = await startRegistry(config, ops, createLogger("silent"), ack);
+  queues = new SyncQueues(ops, config);
+  adminApp = express();
+  adminApp.use("/admin", adminRouter({ config, redis: ops, queues, logger: createLogger("silent"), registry }));
 }, 30000);
 afterAll(async () => {
   if (replica?.proc.running) process.kill(replica.proc.pid, "SIGCONT");
+  await registry?.stop();
+  await queues?.close();
+  ops?.disconnect();
   store?.disconnect();
   await ack?.close();
   onMaster?.disconnect();
@@ -148,5 +171,38 @@ describe("SCIM writes acknowledged by a replica (redis.replicaAck)", () => {
     expectScimError(retry, 409, "uniqueness");
     const found = await api().get(`${U}?filter=${encodeURIComponent('userName eq "alone@example.com"')}`).set(auth);
     expect(await onReplica.zscore("ack:{acme}:users", found.body.Resources[0].id)).not.toBeNull();
+  }, 30000);
+});
+
+describe("admin changes acknowledged by a replica (redis.replicaAck)", () => {
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  const globex = { id: "globex", displayName: "Globex", target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } };
+
+  it("should answer a new directory and token once the replica holds them, and a revoke it cannot confirm with 503 + Retry-After", async () => {
+    const made = await request(adminApp).post("/admin/directories").set(admin).send(globex);
+    expect(made.status).toBe(201);
+    // no waiting here: the answers came after the replica acknowledged
+    expect(await onReplica.hexists("ack:directories", "globex")).toBe(1);
+    const token = await request(adminApp).post("/admin/directories/globex/tokens").set(admin).send({ label: "rotation" });
+    expect(token.status).toBe(201);
+    const tokenId = token.body.id as string;
+    expect(await onReplica.hexists("ack:{globex}:credentials", tokenId)).toBe(1);
+
+    process.kill(replica.proc.pid, "SIGSTOP");
+    try {
+      const revoked = await request(adminApp).delete(`/admin/directories/globex/tokens/${tokenId}`).set(admin);
+      // the revoke is on the master only: a failover now would bring the token back, so it is not "done"
+      expect(revoked.status).toBe(503);
+      expect(revoked.headers["retry-after"]).toBe("1");
+      expect(revoked.body.error).toMatch(/could not confirm the change on its replicas/);
+      expect(await onMaster.hexists("ack:{globex}:credentials", tokenId)).toBe(0);
+    } finally {
+      process.kill(replica.proc.pid, "SIGCONT");
+    }
+    // the operator looks again: the token is gone, and the replica holds the revoke
+    await registry.reload();
+    const again = await request(adminApp).delete(`/admin/directories/globex/tokens/${tokenId}`).set(admin);
+    expect(again.status).toBe(404);
+    await waitFor(async () => (await onReplica.hexists("ack:{globex}:credentials", tokenId)) === 0, 10000, "the revoke on the replica");
   }, 30000);
 });
