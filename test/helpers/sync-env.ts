@@ -151,6 +151,8 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
     },
   });
   const redis = createStoreConnection(config.redis);
+  // errors are the commands' to report; without a listener ioredis prints each reconnect attempt
+  redis.on("error", () => undefined);
   await waitReady(redis);
   const replicaAck = await ReplicaAck.open(config.redis);
   const users = new UserStore(redis, prefix, config.redis.writeSettleMs, replicaAck);
@@ -159,6 +161,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });
   const queueConnection = createQueueConnection(config.redis);
+  queueConnection.on("error", () => undefined);
   const env: SyncEnv = {
     sim, app, config, prefix, redis, users, groups, state,
     queues: new SyncQueues(queueConnection, config),
@@ -182,14 +185,19 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       return env.runtime;
     },
     close: async () => {
-      await env.runtime?.close();
-      await env.queues.close();
-      queueConnection.disconnect();
-      await sim.close();
-      await cleanPrefix(redis, prefix);
-      await unlinkKeys(redis, await scanKeys(redis, `${prefix}:acct:*`));
-      redis.disconnect();
-      await replicaAck?.close();
+      try {
+        await env.runtime?.close();
+        await env.queues.close();
+        queueConnection.disconnect();
+        await sim.close();
+        await cleanPrefix(redis, prefix);
+        await unlinkKeys(redis, await scanKeys(redis, `${prefix}:acct:*`));
+      } finally {
+        // every connection closes, also when a step above failed (a Redis that failed over or is gone)
+        queueConnection.disconnect();
+        redis.disconnect();
+        await replicaAck?.close();
+      }
     },
   };
   if (o.runtime !== false) await env.startRuntime(o.env ? { TEST_PLATFORM_KEY: PLATFORM_KEY, ...o.env } : undefined);
