@@ -7,9 +7,9 @@
  *   fault  test/fault: simulator, bridge and redis-server child processes that the tests SIGKILL; run
  *          with 3 workers (package.json), the 60 s outage suite first (test/helpers/sequencer.js)
  *   cluster  (only with JEST_CLUSTER=1: `npm run test:cluster`) a local Redis Cluster of 3 masters + 3
- *          replicas started by test/cluster/global-setup.ts; every suite of `fast` runs on it unchanged
- *          (the helpers connect through the cluster), plus test/cluster: a master killed mid-push, and
- *          Sentinel
+ *          replicas started by test/cluster/global-setup.ts; every suite of `fast` and `fault` runs on it
+ *          unchanged (the helpers connect through the cluster), plus test/cluster: a master killed
+ *          mid-push, and Sentinel
  * `npx jest test/<path>` runs the matching suites of every project.
  * @type {import('jest').Config}
  */
@@ -34,9 +34,9 @@ module.exports = {
     // 3 workers: the fault suites mostly wait on child processes and wall-clock scenarios, not on the CPU
     { ...shared, displayName: "fault", roots: ["<rootDir>/test/fault"] },
     ...(process.env.JEST_CLUSTER === "1" ? [{
-      // every suite of `fast` (the selection it had before missed directory deletes, which failed on a
-      // cluster), plus test/cluster
-      ...shared, displayName: "cluster", roots: ["<rootDir>/test"], testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/fault/"],
+      // every suite of `fast` and `fault` (the selection it had before missed directory deletes, which
+      // failed on a cluster), plus test/cluster; suites that start a redis-server of their own keep it
+      ...shared, displayName: "cluster", roots: ["<rootDir>/test"],
       globalSetup: "<rootDir>/test/cluster/global-setup.ts", globalTeardown: "<rootDir>/test/cluster/global-teardown.ts",
     }] : []),
   ],
