@@ -4,7 +4,8 @@
  * http://127.0.0.1:$PORT/scim/v2/demo and `demo-embed` (embed target), tokens from DEMO_SCIM_TOKEN (or
  * fresh ones, printed). The directories live only in this process's configuration, so the demo prints how
  * to point the CLI at its admin API (SCIM_BRIDGE_URL, SCIM_BRIDGE_ADMIN_TOKEN). Redis at REDIS_URL
- * (default redis://127.0.0.1:6379; a private redis-server is started if none answers). The simulator
+ * (default redis://127.0.0.1:6379; a private redis-server is started if none answers), or the Redis
+ * Cluster / Sentinel that REDIS_CLUSTER_NODES / REDIS_SENTINELS name. The simulator
  * listens on SIM_PORT (default 8090; 0: a free port); a SCIM push shows up in its state at
  * http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
  */
@@ -18,6 +19,7 @@ import { startServer } from "../roles/server";
 import { startSimulator } from "../simulator/start-simulator";
 import { startSyncRuntime } from "../roles/worker";
 import { ensureRedis } from "./local-redis";
+import { redisTarget } from "../store/connection";
 
 async function main(): Promise<void> {
   const port = process.env.PORT ?? "8080";
@@ -28,7 +30,9 @@ async function main(): Promise<void> {
   const platformKey = process.env.DEMO_PLATFORM_API_KEY || randomBytes(24).toString("base64url");
   const simToken = process.env.DEMO_SIM_TOKEN || "demo-sim-token";
   const adminToken = process.env.DEMO_ADMIN_TOKEN || randomBytes(24).toString("base64url");
-  const redisChild = await ensureRedis(redisUrl, path.resolve(process.cwd(), ".data/redis"), (m) => console.log(m));
+  // a cluster or Sentinel named in the environment is used as it is: no private redis-server for those
+  const elsewhere = !!(process.env.REDIS_CLUSTER_NODES || process.env.REDIS_SENTINELS);
+  const redisChild = elsewhere ? undefined : await ensureRedis(redisUrl, path.resolve(process.cwd(), ".data/redis"), (m) => console.log(m));
 
   const sim = await startSimulator({
     port: simPort, host: "127.0.0.1",
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   Bearer token:  ${token}
   SCIM base URL: ${server.url}/scim/v2/demo-embed    (embed target, tenant "demo-embed")
   Bearer token:  ${embedToken}
-  Redis:         ${redisUrl}${redisChild ? " (private redis-server started by the demo)" : ""}
+  Redis:         ${redisTarget(config.redis)}${redisChild ? " (private redis-server started by the demo)" : ""}
   Simulator:     ${sim.baseUrl}   state: curl -H "x-sim-token: ${simToken}" ${sim.url}/_sim/state
   Status page:   ${server.url}/admin/status   admin token: ${adminToken}
   Metrics:       ${server.url}/metrics   health: ${server.url}/readyz

@@ -81,6 +81,8 @@ describe("npm run demo", () => {
     await banner;
     expect(out).toContain(`SCIM base URL: http://127.0.0.1:${port}/scim/v2/demo`);
     expect(out).toContain("Bearer token:  demo-test-token");
+    const u = new URL(redisUrl);
+    expect(out).toContain(`Redis:         Redis at ${u.protocol}//${u.host}`);
 
     const base = `http://127.0.0.1:${port}/scim/v2/demo`;
     const headers = { Authorization: "Bearer demo-test-token", "Content-Type": "application/scim+json" };
