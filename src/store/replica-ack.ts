@@ -1,5 +1,6 @@
 /**
- * A SCIM write is answered only once replicas hold it (`redis.replicaAck.replicas` > 0). Redis replicates
+ * A SCIM write, and an operator's change of a directory or its credentials (directory-records.ts), is
+ * answered only once replicas hold it (`redis.replicaAck.replicas` > 0). Redis replicates
  * asynchronously: a master that dies right after answering can take the write with it, and the replica
  * promoted in its place never saw it, although the IdP was told it succeeded. WAIT closes that window:
  *

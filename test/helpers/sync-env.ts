@@ -188,7 +188,6 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
       try {
         await env.runtime?.close();
         await env.queues.close();
-        queueConnection.disconnect();
         await sim.close();
         await cleanPrefix(redis, prefix);
         await unlinkKeys(redis, await scanKeys(redis, `${prefix}:acct:*`));
