@@ -24,7 +24,7 @@ import express, { type Request, type Response, type Router } from "express";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
-import type { RedisConnection } from "../store/connection";
+import { RedisUnavailableError, type RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/queues";
@@ -113,6 +113,10 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     return true;
   };
   const r = express.Router();
+  // a store that is down is said at once (503 + Retry-After, adminErrorHandler): the connection rides out
+  // restarts, so a request sent meanwhile waited, queued, for as long as the outage lasted (the status page
+  // and the API hung while SCIM answered 503 in milliseconds)
+  r.use((_req, _res, next) => next(redis.status === "ready" ? undefined : new RedisUnavailableError(`the Redis connection is ${redis.status}`)));
   r.use(express.urlencoded({ extended: false, limit: "8kb" }));
   r.use(express.json({ limit: "64kb" }));
 
