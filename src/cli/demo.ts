@@ -18,6 +18,7 @@ import { createMetrics } from "../observability/metrics";
 import { startServer } from "../roles/server";
 import { startSimulator } from "../simulator/start-simulator";
 import { startSyncRuntime } from "../roles/worker";
+import { stopRoles } from "../roles/run-roles";
 import { ensureRedis } from "./local-redis";
 import { redisTarget } from "../store/connection";
 
@@ -90,11 +91,10 @@ Stop with Ctrl-C.`);
     if (stopping) return;
     stopping = true;
     console.log("stopping…");
-    await server.close();
-    await runtime.close();
+    const code = await stopRoles({ server, runtime, logger, signal: "SIGINT/SIGTERM", timeoutMs: config.shutdown.timeoutMs });
     await sim.close();
     redisChild?.kill("SIGTERM");
-    process.exit(0);
+    process.exit(code);
   };
   // `on`, not `once`: a second Ctrl-C while the stop runs must not cut it short
   process.on("SIGINT", () => void stop());

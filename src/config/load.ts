@@ -26,6 +26,7 @@ export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" |
   LOG_LEVEL: { path: ["log", "level"], type: "string" },
   ADMIN_TOKEN_HASHES: { path: ["admin", "tokenHashes"], type: "list" },
   METRICS_PORT: { path: ["metrics", "workerPort"], type: "int" },
+  SHUTDOWN_TIMEOUT_MS: { path: ["shutdown", "timeoutMs"], type: "int" },
 };
 
 /** A configuration that cannot be used; the message is meant for the operator, as is. */

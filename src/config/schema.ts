@@ -348,6 +348,17 @@ export const configSchema = strictObject({
         retentionDays: z.number().int().positive().default(30),
       })
       .prefault({}),
+    shutdown: strictObject({
+        /**
+         * After SIGTERM/SIGINT a process stops taking requests and jobs and finishes the active ones; past
+         * this it exits anyway (code 1). With Redis unreachable closing would wait on commands that cannot
+         * run; a job cut short is run again by another worker once its lock expires. Keep it below the
+         * orchestrator's grace period (`stop_grace_period: 60s` in docker-compose.yml) and above the longest
+         * reconcile.
+         */
+        timeoutMs: z.number().int().positive().default(50000),
+      })
+      .prefault({}),
     registry: strictObject({
         /**
          * Every server and worker reloads the directories (runtime ones, disabled flags, credentials) this

@@ -93,7 +93,8 @@ export class DirectoryRegistry {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.subscriber?.disconnect();
-    await this.chain;
+    // a reload waiting on a Redis that is down would hold the stop until Redis is back
+    if (!this.records || this.records.redis.status === "ready") await this.chain;
   }
 
   onChange(fn: DirectoryListener): void {

@@ -4,7 +4,8 @@ import { createLogger } from "../observability/logger";
 import { createMetrics } from "../observability/metrics";
 import { startServer, startWorkerEndpoints } from "./server";
 import { RoleProbe } from "../ops/health";
-import { startSyncRuntime } from "./worker";
+import { startSyncRuntime, type SyncRuntime } from "./worker";
+import type { Logger } from "pino";
 
 export type { Role } from "../ops/health";
 import type { Role } from "../ops/health";
@@ -21,11 +22,48 @@ export async function runRoles(config: Config, role: Role): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down: no new requests, finishing active jobs");
-    await server?.close();
-    await runtime?.close();
-    process.exit(0);
+    process.exit(await stopRoles({ server, runtime, logger, signal, timeoutMs: config.shutdown.timeoutMs }));
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+}
+
+export interface StopDeps {
+  server?: { close(): Promise<void> };
+  runtime?: SyncRuntime;
+  logger: Logger;
+  signal: string;
+  /** `shutdown.timeoutMs`. */
+  timeoutMs: number;
+}
+
+/**
+ * The graceful stop of a process's roles: no new requests, then the active jobs finished; resolves with
+ * the exit code. Before, every role hung on SIGTERM while Redis was unreachable, until killed: closing
+ * waited on commands queued for a Redis that was not there. Now:
+ * - with the worker's Redis down, nothing can be finished (no result could be recorded): the stop ends at
+ *   once, code 1, and the active jobs run again on another worker once their lock expires;
+ * - otherwise, a stop that takes longer than `timeoutMs` (Redis lost meanwhile) ends then, code 1.
+ */
+export async function stopRoles({ server, runtime, logger, signal, timeoutMs }: StopDeps): Promise<number> {
+  logger.info({ signal }, "shutting down: no new requests, finishing active jobs");
+  const stopped = (async () => {
+    await server?.close();
+    if (runtime && !runtime.redisReady()) {
+      logger.error({ signal }, "shutting down with Redis unreachable: nothing can be finished; active jobs run again on another worker once their lock expires");
+      return 1;
+    }
+    await runtime?.close();
+    return 0;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<number>((resolve) => {
+    timer = setTimeout(() => {
+      logger.error({ signal, timeoutMs }, "shutdown did not finish within shutdown.timeoutMs (Redis unreachable?): exiting now; active jobs run again on another worker once their lock expires");
+      resolve(1);
+    }, timeoutMs);
+  });
+  const code = await Promise.race([stopped, late]);
+  clearTimeout(timer);
+  return code;
 }

@@ -19,7 +19,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, ReplicaAck, UserStore, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
+import { GroupStore, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -113,8 +113,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
       await closer(server);
       await registry.stop();
       await ops.queues.close();
-      await opsRedis.quit().catch(() => opsRedis.disconnect());
-      await redis.quit().catch(() => redis.disconnect());
+      await closeConnection(opsRedis);
+      await closeConnection(redis);
       await replicaAck?.close();
     },
   };
@@ -147,7 +147,7 @@ export async function startWorkerEndpoints(config: Config, metrics: Metrics, log
     close: async () => {
       await closer(server);
       await ops.queues.close();
-      await redis.quit().catch(() => redis.disconnect());
+      await closeConnection(redis);
     },
   };
 }

@@ -20,7 +20,7 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
-  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, coalesceWrites, createQueueConnection, waitReady,
+  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -61,6 +61,8 @@ export interface SyncRuntime {
   registry: DirectoryRegistry;
   /** The worker role's readiness: Redis connected and every shard's worker running (not closing). */
   canTakeJobs(): boolean;
+  /** Is its Redis connection up (a stop with it down has nothing it could finish)? */
+  redisReady(): boolean;
   /** Writes the per-minute counters summed so far (they are written once a second, and by `close`). */
   flushCounters(): Promise<void>;
   /** Resolves once the platform key checks due now (at start, for added directories) are done. */
@@ -216,6 +218,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   return {
     queues, dispatcher, workers, addDirectory, removeDirectory, registry,
     canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
+    redisReady: () => redis.status === "ready",
     flushCounters: () => counters.flush(),
     keyChecksSettled: () => keyChecks.settled(),
     close: async () => {
@@ -233,7 +236,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await Promise.all([...clients.values()].map((c) => c.close()));
       await pools.close();
       await counters.close().catch(() => undefined);
-      await redis.quit().catch(() => redis.disconnect());
+      await closeConnection(redis);
     },
   };
 }

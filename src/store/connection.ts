@@ -181,6 +181,15 @@ export function createQueueConnection(settings: RedisSettings | string, name?: s
   return createRedisConnection(settings, "queue", name);
 }
 
+/**
+ * Closes a connection: QUIT when it is up (the replies of commands sent before arrive first), at once when
+ * it is not (a QUIT would wait in the offline queue of a connection that rides out restarts until Redis is back).
+ */
+export async function closeConnection(redis: RedisConnection): Promise<void> {
+  if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
+}
+
 /** Raised when Redis cannot be reached (at start; no master for a slot); the message names what failed. */
 export class RedisUnavailableError extends Error {
   constructor(message: string, cause?: Error) {

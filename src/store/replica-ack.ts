@@ -24,7 +24,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { createStoreConnection, nodeFor, waitReady, type RedisConnection, type RedisSettings } from "./connection";
+import { closeConnection, createStoreConnection, nodeFor, waitReady, type RedisConnection, type RedisSettings } from "./connection";
 import { StoreNotReplicatedError } from "./errors";
 
 export interface ReplicaAckSettings {
@@ -83,7 +83,7 @@ export class ReplicaAck {
   }
 
   async close(): Promise<void> {
-    await this.connection.quit().catch(() => this.connection.disconnect());
+    await closeConnection(this.connection);
   }
 
   /** One WAIT for the waiters of `node`; settles them all. */

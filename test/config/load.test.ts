@@ -81,7 +81,7 @@ describe("loadConfig", () => {
     };
     expectConfigError(
       () => loadConfig({ env: {}, overrides: over }),
-      "- rateLimt: unknown key; expected one of: server, redis, scim, auth, admin, sync, metrics, oauth, activity, registry, log, directories",
+      "- rateLimt: unknown key; expected one of: server, redis, scim, auth, admin, sync, metrics, oauth, activity, shutdown, registry, log, directories",
       "- sync.attemps: unknown key; did you mean `attempts`?",
       "- directories.0.rateLimt: unknown key; did you mean `rateLimit`?",
       "- directories.0.platform.deploymentID: unknown key; did you mean `deploymentId`?",
