@@ -34,14 +34,18 @@ describe("server SIGKILLed mid-push", () => {
     const names = Array.from({ length: USERS }, (_, i) => `killed.server.${String(i).padStart(3, "0")}@example.com`);
     const accepted = new Set<string>();
     const unanswered: string[] = [];
+    /** Why the first unanswered requests before the kill got no answer (for the failure message). */
+    const early: string[] = [];
+    let killed = false;
     await inPool(names, 10, async (name, i) => {
-      if (i === KILL_AT) await server.proc.kill("SIGKILL");
+      if (i === KILL_AT) { killed = true; await server.proc.kill("SIGKILL"); }
       const r = await idp.send("POST", "/Users", userBody(name));
       if (r.status === 201) accepted.add(name);
-      else if (r.status === 0) unanswered.push(name);
+      else if (r.status === 0) { unanswered.push(name); if (!killed && early.length < 5) early.push(`${name}: ${r.error}`); }
       else throw new Error(`POST ${name}: ${r.status} ${JSON.stringify(r.body)}`);
     });
-    expect(accepted.size).toBeGreaterThanOrEqual(KILL_AT - 10);
+    // a server that answered nothing before its kill: say why (one run in several dozen here, not reproduced)
+    if (accepted.size < KILL_AT - 10) throw new Error(`${accepted.size} answered before the kill; first failures: ${early.join("; ")}\n${e.set.report()}`);
     expect(unanswered.length).toBe(USERS - accepted.size);
 
     // with the server down: everything it wrote syncs (the 2xx'd ones and any whose answer was lost)
