@@ -9,7 +9,7 @@ import path from "node:path";
 import { compiledBuild, runCompiledCli } from "../helpers/compiled-build";
 import { freePort } from "../helpers/free-port";
 import { ProcessSet, ROOT, type Proc } from "../helpers/processes";
-import { cleanPrefixAt, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
+import { cleanPrefixAt, testPrefix, TEST_REDIS_ENV, TEST_REDIS_URL } from "../helpers/redis";
 import { userBody } from "../helpers/expect-scim";
 import { waitFor } from "../helpers/sync-env";
 
@@ -44,7 +44,8 @@ beforeAll(async () => {
   buildDir = path.join(compiledBuild(), "dist");
   port = await freePort();
   demo = set.spawnTs("demo", "src/cli/demo.ts", [], {
-    PORT: String(port), SIM_PORT: "0", REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent",
+    // the test Redis, a cluster in the cluster project (where cleanPrefixAt cleans)
+    PORT: String(port), SIM_PORT: "0", ...TEST_REDIS_ENV, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent",
     DEMO_SCIM_TOKEN: SCIM_TOKEN, DEMO_ADMIN_TOKEN: ADMIN_TOKEN, DEMO_PLATFORM_API_KEY: PLATFORM_KEY
   });
   await demo.waitForLine(/^Stop with Ctrl-C/, 30000);

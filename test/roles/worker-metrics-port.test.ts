@@ -5,7 +5,7 @@
  */
 import { freePort } from "../helpers/free-port";
 import { ProcessSet, startBridgeProcess } from "../helpers/processes";
-import { cleanPrefixAt, testPrefix, TEST_REDIS_URL } from "../helpers/redis";
+import { cleanPrefixAt, testPrefix, TEST_REDIS, TEST_REDIS_URL } from "../helpers/redis";
 
 const set = new ProcessSet();
 const prefix = testPrefix();
@@ -17,7 +17,8 @@ afterAll(async () => {
 describe("two worker processes with one METRICS_PORT", () => {
   it("should start both: the first on the port, the second on another port it logs", async () => {
     const port = await freePort();
-    const config = { server: { host: "127.0.0.1" }, redis: { url: TEST_REDIS_URL, keyPrefix: prefix }, directories: [] };
+    // the test Redis, a cluster in the cluster project (where cleanPrefixAt cleans)
+    const config = { server: { host: "127.0.0.1" }, redis: { ...TEST_REDIS, keyPrefix: prefix }, directories: [] };
     const first = await startBridgeProcess(set, "worker", config, { METRICS_PORT: String(port) });
     const second = await startBridgeProcess(set, "worker", config, { METRICS_PORT: String(port) });
 
