@@ -3,7 +3,7 @@ import type { Config } from "../../config/schema";
 import { directoryStatus } from "../../admin/directory-status";
 import { createOpsContext } from "../../ops/ops-context";
 import { DirectoryRegistry } from "../../directories/registry";
-import { DirectoryRecords, createQueueConnection, waitReady } from "../../store";
+import { DirectoryRecords, closeConnection, createQueueConnection, waitReady } from "../../store";
 import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
 import { answerResync } from "../../sync/resync-confirm";
@@ -50,7 +50,7 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     },
     close: async () => {
       await c.queues.close();
-      await redis.quit().catch(() => redis.disconnect());
+      await closeConnection(redis);
     },
   };
 }
