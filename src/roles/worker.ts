@@ -39,6 +39,7 @@ import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/queues";
 import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
 import { inLanes } from "../sync/lanes";
+import { periodic } from "../sync/periodic";
 
 /** How often a worker writes its per-minute counters (src/store/minute-counters.ts). */
 const COUNTER_FLUSH_MS = 1000;
@@ -198,13 +199,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
   // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
   const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
-  let recovering: Promise<unknown> = Promise.resolve();
-  const recovery = setInterval(() => {
-    recovering = queues.recover(leaseMs)
-      .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
-      .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed"));
-  }, config.sync.sweepIntervalMs);
-  recovery.unref();
+  const recovery = periodic(() => queues.recover(leaseMs)
+    .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
+    .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed")), config.sync.sweepIntervalMs);
 
   dispatcher = new OutboxDispatcher(redis, queues, {
     keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
@@ -223,14 +220,14 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     keyChecksSettled: () => keyChecks.settled(),
     close: async () => {
       closing = true;
-      clearInterval(recovery);
+      const recovered = recovery.stop(); // the timer stops now; a recovery in progress is awaited below
       clearInterval(sampler);
       if (!opts.registry) await registry.stop();
       // the timers stop now; a round in progress (a key check waiting on a slow platform) is awaited last
       const rounds = Promise.all([keyChecks.stop(), revivals.stop()]);
       await dispatcher!.stop();
       await Promise.all(workers.map((w) => w.close()));
-      await recovering;
+      await recovered;
       await queues.close();
       await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));

@@ -9,9 +9,13 @@ import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SlotChange, type SyncKind } from "../store";
 import { DirectoryQueue } from "./directory-queue";
+import { inLanes } from "./lanes";
 import {
   PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
 } from "./jobs";
+
+/** Directories the admission recovery checks at once. */
+const RECOVERY_LANES = 8;
 
 /** Shard queues and per-directory admission. */
 export class SyncQueues {
@@ -227,8 +231,10 @@ export class SyncQueues {
     // one probe per directory: its backlog and its admissions older than the lease
     const probes = await this.admission.probe(dirs, Date.now() - olderThanMs);
     const toAdmit = new Set(dirs.filter((d) => probes.get(d)!.backlog > 0));
-    for (const [dir, { old }] of probes) {
-      if (!old.length) continue;
+    const stale = [...probes].filter(([, p]) => p.old.length > 0);
+    // a few directories at a time: one after the other, 1,000 directories with admissions in their shards
+    // (bench/scale's push) were thousands of round trips in a row every sweep
+    await inLanes(stale, RECOVERY_LANES, async ([dir, { old }]) => {
       const queue = this.queueOf(dir);
       const jobs = await Promise.all(old.map(({ member }) => {
         const { kind, id } = parseMember(member);
@@ -246,8 +252,11 @@ export class SyncQueues {
         }
       }
       await this.admission.touch(dir, alive);
-    }
-    for (const dir of toAdmit) admitted += await this.admit(dir);
+    });
+    await inLanes([...toAdmit], RECOVERY_LANES, async (dir) => {
+      const n = await this.admit(dir); // (not `admitted += await …`: that reads `admitted` before the await)
+      admitted += n;
+    });
     return { requeued, admitted };
   }
 

@@ -170,6 +170,23 @@ describe("queue shards", () => {
     }
   });
 
+  it("should give back the lost slots of every directory, however many (checked a few directories at a time)", async () => {
+    const e = await startSyncEnv({ runtime: false });
+    const dirs = Array.from({ length: 30 }, (_, i) => `lost${i}`);
+    try {
+      for (const d of dirs) {
+        e.queues.register(d, 1);
+        // admitted long ago, no job in the shard: the directory's one slot is taken by nothing
+        await e.redis.zadd(e.queues.admission.keys(d).inflight, Date.now() - 120000, `user:${randomUUID()}`);
+      }
+      expect(await e.queues.recover(60000)).toEqual({ requeued: dirs.length, admitted: dirs.length });
+      for (const d of dirs) expect(await e.queues.depth(d)).toEqual({ backlog: 0, admitted: 1 });
+    } finally {
+      for (const d of dirs) e.queues.unregister(d);
+      await e.close();
+    }
+  });
+
   it("should not give back a slot whose job finished while the recovery was looking (no second run)", async () => {
     const e = await startSyncEnv({ runtime: false, wf: { concurrency: 1 } });
     const member = `user:${randomUUID()}`;
