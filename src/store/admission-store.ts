@@ -24,19 +24,25 @@ const STEP = 1e-3;
 export type SlotChange = "release" | "retrying" | "waiting";
 
 /*
-  KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying
+  KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying,
+  KEYS[6] share (STRING: members admitted since the directory last had nothing in flight)
   ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms), ARGV[3] what became of ARGV[4] first:
   "release" (its job finished: out of inflight and retrying), "retrying" (its job waits out a retry delay:
   inflight → retrying, only if still in flight: BullMQ tells of the retry after moving the job to delayed,
   so under load the retry may have run and finished before this arrives), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
   Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
-  Returns {n, members admitted…} where n is how many were in flight before them (nothing when none is
-  admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight.
+  Returns {n, s, members admitted…} where n is how many were in flight before them (nothing when none is
+  admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight;
+  and s is how many the directory had admitted before them since it last had nothing admitted (in flight or
+  retrying, before ARGV[3]'s change: a slot freed and filled in one call is no pause): its share, 0 for a
+  directory that had been idle.
   (Freeing a slot and filling it are one command: one round trip per finished job.)
 */
 const ADMIT = `
 local op, member = ARGV[3], ARGV[4]
+-- busy: something admitted before this call (a finished job's slot handed straight on counts as busy)
+local busy = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[5]) > 0
 if op == 'release' then
   redis.call('ZREM', KEYS[2], member)
   redis.call('ZREM', KEYS[5], member)
@@ -63,7 +69,11 @@ for _, m in ipairs(out) do
   redis.call('ZADD', KEYS[2], ARGV[2], m)
 end
 if #out == 0 then return {} end
+local share = '0'
+if busy then share = redis.call('GET', KEYS[6]) or '0'; redis.call('INCRBY', KEYS[6], #out)
+else redis.call('SET', KEYS[6], #out) end
 table.insert(out, 1, tostring(cap - free))
+table.insert(out, 2, share)
 return out`;
 
 /*
@@ -156,7 +166,7 @@ export class AdmissionStore {
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.state = new SyncStateStore(redis, keyPrefix);
-    this.admitScript = inlineCommand(redis, "admissionAdmit", 5, ADMIT);
+    this.admitScript = inlineCommand(redis, "admissionAdmit", 6, ADMIT);
     this.gateScript = inlineCommand(redis, "admissionGate", 4, GATE);
     this.giveBackScript = inlineCommand(redis, "admissionGiveBack", 3, GIVE_BACK);
     this.probeScript = inlineCommand(redis, "admissionProbe", 3, PROBE);
@@ -197,14 +207,19 @@ export class AdmissionStore {
   /**
    * `admit`, with each member's turn: 1 for the directory's only job in flight, 2 for its second… The
    * shard runs lower turns first (src/sync/queues.ts), so every directory's first job goes before any
-   * directory's second.
+   * directory's second. `share`: how many the directory had admitted before these since it last had
+   * nothing admitted (the queues make a busy directory's turns later by it, so one that was idle goes first).
    */
-  async admitWithTurns(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<Array<{ member: string; turn: number }>> {
+  async admitWithTurns(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<Array<{ member: string; turn: number; share: number }>> {
     const k = this.keys(dir);
-    const res = await this.admitScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, String(cap), String(now), change?.op ?? "", change?.member ?? "");
+    const res = await this.admitScript(
+      k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share,
+      String(cap), String(now), change?.op ?? "", change?.member ?? "",
+    );
     if (!res.length) return [];
     const before = Number(res[0]);
-    return res.slice(1).map((member, i) => ({ member, turn: before + i + 1 }));
+    const share = Number(res[1]);
+    return res.slice(2).map((member, i) => ({ member, turn: before + i + 1, share }));
   }
 
   /** Frees the slot of a finished member, admitting nothing (ADMIT with cap 0: its "release" step only). */

@@ -22,6 +22,9 @@
  *                         pour the whole backlog into the shard).
  *   P q:hold       STRING set with a TTL while the platform asked the directory to wait (429 Retry-After):
  *                         no admission while it exists.
+ *   P q:share      STRING how many resources the directory has admitted since it last had none admitted:
+ *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
+ *                         first jobs of a directory that was idle do not queue behind them.
  * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/store/sync-state.ts).
  *
  * Before the shards, each directory had a queue of its own: `{<keyPrefix>}:dir-<id>:*`. Those are read once
@@ -50,11 +53,13 @@ export class DirectoryQueueKeys {
   readonly inflight: string;
   readonly retrying: string;
   readonly hold: string;
+  readonly share: string;
   constructor(keyPrefix: string, directoryId: string) {
     const p = new DirectoryKeys(keyPrefix, directoryId).prefix;
     this.backlog = `${p}q:backlog`;
     this.inflight = `${p}q:inflight`;
     this.retrying = `${p}q:retrying`;
     this.hold = `${p}q:hold`;
+    this.share = `${p}q:share`;
   }
 }

@@ -14,6 +14,9 @@ import {
   PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
 } from "./jobs";
 
+/** The most a directory's recent admissions delay its turns in the shard (see `admit`). */
+const SHARE_CAP = 64;
+
 /** Directories the admission recovery checks at once. */
 const RECOVERY_LANES = 8;
 
@@ -100,6 +103,13 @@ export class SyncQueues {
    * priority is its turn (the directory's 1st, 2nd… job in flight), and BullMQ runs lower priorities first
    * (FIFO within one): a directory's first job waits only for other directories' first jobs, not behind
    * the 2nd–`concurrency`th jobs of every directory admitted before it.
+   *
+   * A turn alone restarts at 1 whenever a directory's jobs finish, so a directory with a steady backlog had
+   * a turn-1 job queued at all times, and one that arrived later queued its first job behind those of
+   * every busy directory (bench/scale: the directories pushed last waited 2.3× the median for their first
+   * sync). So the turn is made later by the directory's share: the jobs it has admitted since it last had
+   * none in flight, at most SHARE_CAP. A directory that was idle goes before the busy ones' next jobs; a
+   * busy one is at most SHARE_CAP turns behind, and once every busy directory is there, turns decide alone.
    */
   async admit(directoryId: string, change?: { op: SlotChange; member: string }): Promise<number> {
     const cap = this.caps.get(directoryId);
@@ -113,10 +123,10 @@ export class SyncQueues {
     const s = this.config.sync;
     const queue = this.queueOf(directoryId);
     try {
-      await Promise.all(admitted.map(({ member: m, turn }) => {
+      await Promise.all(admitted.map(({ member: m, turn, share }) => {
         const { kind, id } = parseMember(m);
         return queue.add(RECONCILE, { dir: directoryId, kind, id } satisfies ReconcileJobData, {
-          priority: turn,
+          priority: turn + Math.min(share, SHARE_CAP),
           deduplication: { id: dedupId(directoryId, kind, id), keepLastIfActive: true },
           attempts: s.attempts,
           backoff: { type: "bridge" },

@@ -128,6 +128,39 @@ describe("queue shards", () => {
     }
   });
 
+  it("should let a directory that was idle go before the next jobs of busy ones (fair share), not behind a turn-1 job of each", async () => {
+    // one shard, one job at a time; ten busy directories, one job in flight each, so every one of them has
+    // a turn-1 job queued at all times: by turns alone, late's first job waited behind all ten
+    const busy = Array.from({ length: 10 }, (_, i) => `busy${i}`);
+    const e = await startSyncEnv({
+      runtime: false,
+      config: { sync: { queueShards: 1, shardConcurrency: 1 } },
+      directories: [...busy.map((id) => ({ id, concurrency: 1 })), { id: "late", concurrency: 1 }],
+    });
+    try {
+      const ids: Record<string, string[]> = {};
+      for (const dir of busy) {
+        ids[dir] = [];
+        for (let i = 0; i < 8; i++) ids[dir].push(await createUser(e, dir, `${dir}.${i}@example.com`));
+      }
+      await e.startRuntime();
+      // every busy directory has had a job run, so its next ones are queued with a share
+      await waitFor(async () => (await Promise.all(busy.map((d) => e.state.counts(d)))).every((c) => c.synced >= 1), 20000, "a job of each busy directory");
+      const asked = Date.now();
+      const late = await createUser(e, "late", "late@example.com");
+      await waitStatus(e, "late", "user", late, "synced", 20000);
+      const [lateJob] = await waitFor(async () => { const j = await reconcileJobs(e, "late", "user", late); return j.length ? j : undefined; }, 5000, "late's job completed");
+      // the busy directories' jobs that finished between the request and late's job: the one running then,
+      // and those the dispatcher's own delay let through; by turns alone, one of every busy directory more
+      const between = (await Promise.all(busy.flatMap((d) => ids[d].map((id) => reconcileJobs(e, d, "user", id)))))
+        .flat().filter((j) => j.finishedOn! > asked && j.finishedOn! < lateJob.finishedOn!);
+      expect(between.length).toBeLessThan(busy.length / 2);
+      for (const dir of busy) await waitAllSynced(e, dir, "user", ids[dir], 60000);
+    } finally {
+      await e.close();
+    }
+  });
+
   it("should give a shard-mate's small change its turn ahead of another directory's big backlog", async () => {
     const e = await startSyncEnv({
       runtime: false,
