@@ -41,21 +41,21 @@ export type SlotChange = "release" | "retrying" | "waiting";
 */
 const ADMIT = `
 local op, member = ARGV[3], ARGV[4]
--- busy: something admitted before this call (a finished job's slot handed straight on counts as busy)
-local busy = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[5]) > 0
+-- members the change took out of the admitted sets (a finished job's slot handed straight on is no pause)
+local freed = 0
 if op == 'release' then
-  redis.call('ZREM', KEYS[2], member)
-  redis.call('ZREM', KEYS[5], member)
+  freed = redis.call('ZREM', KEYS[2], member) + redis.call('ZREM', KEYS[5], member)
 elseif op == 'retrying' then
   -- only while it still holds a slot (a late lend must not park a finished member where ADMIT skips it)
   if redis.call('ZREM', KEYS[2], member) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
 elseif op == 'waiting' then
-  redis.call('ZREM', KEYS[2], member)
+  freed = redis.call('ZREM', KEYS[2], member)
 end
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {} end
 local cap = tonumber(ARGV[1])
-if redis.call('ZCARD', KEYS[5]) >= 2 * cap then return {} end
+local retrying = redis.call('ZCARD', KEYS[5])
+if retrying >= 2 * cap then return {} end
 local free = cap - redis.call('ZCARD', KEYS[2])
 if free <= 0 then return {} end
 local out = {}
@@ -70,7 +70,8 @@ for _, m in ipairs(out) do
 end
 if #out == 0 then return {} end
 local share = '0'
-if busy then share = redis.call('GET', KEYS[6]) or '0'; redis.call('INCRBY', KEYS[6], #out)
+-- busy: something was admitted before this call
+if freed + (cap - free) + retrying > 0 then share = redis.call('GET', KEYS[6]) or '0'; redis.call('INCRBY', KEYS[6], #out)
 else redis.call('SET', KEYS[6], #out) end
 table.insert(out, 1, tostring(cap - free))
 table.insert(out, 2, share)
