@@ -94,6 +94,45 @@ describe("GET /Users?filter=…", () => {
     scan.mockRestore();
   });
 
+  it("should answer an index lookup from one store read (the IdP's userName eq before every write)", async () => {
+    const reads = jest.spyOn(s.users, "find");
+    try {
+      const res = await request(s.app).get("/scim/v2/acme/Users").query({ filter: 'userName eq "alice@example.com"' }).set(s.auth());
+      expect(res.body.Resources.map((u: { id: string }) => u.id)).toEqual([ids.alice]);
+      expect(res.body.Resources[0].emails).toHaveLength(2);
+      expect(reads).toHaveBeenCalledTimes(1);
+      reads.mockClear();
+      // a filter the index answers only in part is still evaluated on what it read
+      expect(await names('userName eq "bob@example.com" and title eq "engineer"')).toEqual([]);
+      expect(await names('userName eq "bob@example.com" and title eq "manager"')).toEqual(["bob"]);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("should read a group found by an index again only when the response shows members the lookup did not load", async () => {
+    const alice = ids.alice;
+    const g = await request(s.app).post("/scim/v2/acme/Groups").set(s.auth()).send({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Lookup Once", members: [{ value: alice }] }).expect(201);
+    const reads = jest.spyOn(s.groups, "find");
+    try {
+      const bare = await request(s.app).get("/scim/v2/acme/Groups").query({ filter: 'displayName eq "Lookup Once"', excludedAttributes: "members" }).set(s.auth());
+      expect(bare.body.Resources.map((r: { id: string; members?: unknown }) => [r.id, r.members])).toEqual([[g.body.id, undefined]]);
+      expect(reads.mock.calls.map((c) => c[3])).toEqual([false]);
+      reads.mockClear();
+      const full = await request(s.app).get("/scim/v2/acme/Groups").query({ filter: 'displayName eq "Lookup Once"' }).set(s.auth());
+      expect(full.body.Resources[0].members.map((m: { value: string }) => m.value)).toEqual([alice]);
+      expect(reads.mock.calls.map((c) => c[3])).toEqual([false, true]);
+      reads.mockClear();
+      const byMember = await request(s.app).get("/scim/v2/acme/Groups").query({ filter: `members[value eq "${alice}"] and displayName eq "Lookup Once"` }).set(s.auth());
+      expect(byMember.body.Resources[0].members.map((m: { value: string }) => m.value)).toEqual([alice]);
+      expect(reads.mock.calls.map((c) => c[3])).toEqual([true]);
+    } finally {
+      reads.mockRestore();
+      await request(s.app).delete(`/scim/v2/acme/Groups/${g.body.id}`).set(s.auth()).expect(204);
+    }
+  });
+
   describe("lenient literals (issue 10 item 3)", () => {
     it.each([
       ["userName sw B", ["bob"]],

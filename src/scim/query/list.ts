@@ -116,6 +116,11 @@ export interface ListSource<R extends { id: string; created: string }> {
   read(ids: string[], purpose: "filter" | "response"): Promise<R[]>;
   /** Records by an index, read as the filter needs them. */
   lookup(index: string, values: string[]): Promise<R[]>;
+  /**
+   * True when `lookup` reads records as the response shows them too (users always; groups when the filter
+   * and the response both want members, or neither does): the page then uses them as they are.
+   */
+  lookupServesResponse: boolean;
   /** The resource the filter sees. */
   view(rec: R): Json;
   /** Records one record read for the filter counts for against the scan limit (a group read with members: 1 + members). */
@@ -129,7 +134,8 @@ export interface ScanLimits {
   directoryId: string;
 }
 
-interface Hit { source: number; id: string; key?: unknown }
+/** A match: its source, id and sort key, and its record when it was read as the response shows it. */
+interface Hit { source: number; id: string; key?: unknown; rec?: { id: string; created: string } }
 
 function tooMany(holds: number, limit: number): ScimError {
   return new ScimError(400, "tooMany",
@@ -141,10 +147,10 @@ async function collect<R extends { id: string; created: string }>(
   n: number, src: ListSource<R>, filter: FilterNode | undefined, sortBy: AttrPath | undefined, budget: { left: number; limit: number; holds: number },
 ): Promise<Hit[]> {
   const hits: Hit[] = [];
-  const consider = (rec: R, evaluate: boolean) => {
+  const consider = (rec: R, evaluate: boolean, keep = false) => {
     const v = evaluate || sortBy ? src.view(rec) : undefined;
     if (evaluate && filter && !matches(src.kind, v!, filter)) return;
-    hits.push({ source: n, id: rec.id, ...(sortBy ? { key: sortKey(src.kind, v!, sortBy) } : {}) });
+    hits.push({ source: n, id: rec.id, ...(sortBy ? { key: sortKey(src.kind, v!, sortBy) } : {}), ...(keep ? { rec } : {}) });
   };
   const lookups = filter ? plan(src.kind, filter) : null;
   if (lookups) {
@@ -152,7 +158,9 @@ async function collect<R extends { id: string; created: string }>(
     for (const l of lookups) for (const r of await src.lookup(l.index, l.values)) seen.set(r.id, r);
     const found = [...seen.values()].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
     const exact = isExact(src.kind, filter!);
-    for (const r of found) consider(r, !exact);
+    // an index answers few records, read a moment ago: the page shows them as read rather than reading them
+    // again (an IdP's `userName eq` lookup was two store round trips, now one)
+    for (const r of found) consider(r, !exact, src.lookupServesResponse);
     return hits;
   }
   let after = 0;
@@ -220,15 +228,18 @@ async function pageInOrder(sources: Array<ListSource<{ id: string; created: stri
   return { total, items };
 }
 
-/** Reads the page's records (as the response wants them) in the order of `page`; records deleted meanwhile drop out. */
+/**
+ * The page's records (as the response wants them) in the order of `page`: those an index lookup read as
+ * they are, the others read now (a scan keeps only ids); records deleted meanwhile drop out.
+ */
 async function readPage(sources: Array<ListSource<{ id: string; created: string }>>, page: Hit[]): Promise<Array<{ source: number; rec: { id: string; created: string } }>> {
   const found = new Map<string, { id: string; created: string }>();
   for (const [i, s] of sources.entries()) {
-    const ids = page.filter((h) => h.source === i).map((h) => h.id);
+    const ids = page.filter((h) => h.source === i && !h.rec).map((h) => h.id);
     if (ids.length) for (const rec of await s.read(ids, "response")) found.set(`${i}\n${rec.id}`, rec);
   }
   return page.flatMap((h) => {
-    const rec = found.get(`${h.source}\n${h.id}`);
+    const rec = h.rec ?? found.get(`${h.source}\n${h.id}`);
     return rec ? [{ source: h.source, rec }] : [];
   });
 }

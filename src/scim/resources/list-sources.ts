@@ -15,6 +15,7 @@ export function userSource(c: ScimContext): ListSource<UserRecord> {
     idsAfter: (after, limit) => c.users.idsAfter(dir, after, limit),
     read: (ids) => c.users.find(dir, "id", ids),
     lookup: (index, values) => c.users.find(dir, index as never, values),
+    lookupServesResponse: true,
     view: (r) => userResource(r, c.base),
     weight: () => 1,
   };
@@ -34,6 +35,7 @@ export function groupSource(c: ScimContext, withMembers: boolean, filter: Filter
     idsAfter: (after, limit) => c.groups.idsAfter(dir, after, limit),
     read: (ids, purpose) => c.groups.find(dir, "id", ids, purpose === "response" ? withMembers : forFilter),
     lookup: (index, values) => c.groups.find(dir, index as never, values, forFilter),
+    lookupServesResponse: forFilter === withMembers,
     view: (r) => groupResource(r, c.base),
     weight: (r) => 1 + (r.members?.length ?? 0),
   };
