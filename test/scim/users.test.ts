@@ -182,3 +182,27 @@ describe("soft delete (E11)", () => {
     expect(inactive.body.Resources.map((r: { id: string }) => r.id)).toContain(body.id);
   });
 });
+
+describe("PATCH /Users/:id answer", () => {
+  it("should answer from the read it patched and the write's meta: the user as a GET then shows it, in one read", async () => {
+    const { body } = await create("patch.answer@example.com");
+    const g = await api().post("/scim/v2/acme/Groups").set(s.auth())
+      .send({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Patch Answer", members: [{ value: body.id }] });
+    expect(g.status).toBe(201);
+    const reads = jest.spyOn(s.users, "get");
+    try {
+      const patch = await api().patch(`${U}/${body.id}`).set(s.auth())
+        .send({ schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", value: { title: "Lead", active: false } }] });
+      expect(patch.status).toBe(200);
+      expect(reads).toHaveBeenCalledTimes(1);
+      const get = await api().get(`${U}/${body.id}`).set(s.auth());
+      expect(patch.body).toEqual(get.body);
+      expect(patch.headers.etag).toBe(get.headers.etag);
+      expect(patch.body).toMatchObject({ title: "Lead", active: false, meta: { version: "W/\"2\"" } });
+      expect(patch.body.groups).toEqual([expect.objectContaining({ value: g.body.id, display: "Patch Answer" })]);
+      expect(patch.body.meta.lastModified >= body.meta.lastModified).toBe(true);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});

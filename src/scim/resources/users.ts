@@ -85,8 +85,10 @@ export function usersRouter(): Router {
       const body = ops.length ? await applyUserPatch(rec, ops) : undefined;
       if (!body) return respondWith(req, res, rec, 200);
       try {
-        await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version, c.writeOptions);
-        return respondWith(req, res, await load(res, rec.id), 200);
+        const meta = await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version, c.writeOptions);
+        // the write replaced the body the read had, at that read's version (compare-and-set): the record is
+        // the read's with the new body and meta, without reading it again (User.groups is read-only)
+        return respondWith(req, res, { ...rec, body, version: meta.version, lastModified: meta.lastModified }, 200);
       } catch (err) {
         // lost a race with another write: re-read and re-apply, unless the client pinned a version
         if (err instanceof StorePreconditionError && expected === undefined && attempt < MAX_CAS_ATTEMPTS) continue;
