@@ -70,8 +70,8 @@ for _, m in ipairs(out) do
 end
 if #out == 0 then return {} end
 local share = '0'
--- busy: something was admitted before this call
-if freed + (cap - free) + retrying > 0 then share = redis.call('GET', KEYS[6]) or '0'; redis.call('INCRBY', KEYS[6], #out)
+-- busy: something was admitted before this call (INCRBY answers the new count: the share is what it was before)
+if freed + (cap - free) + retrying > 0 then share = tostring(redis.call('INCRBY', KEYS[6], #out) - #out)
 else redis.call('SET', KEYS[6], #out) end
 table.insert(out, 1, tostring(cap - free))
 table.insert(out, 2, share)
