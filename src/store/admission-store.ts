@@ -14,8 +14,10 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryQueueKeys } from "./queue-keys";
+import { ACK_DELETE_LUA } from "./outbox-ack";
 import { inlineCommand } from "./scripts";
-import { SyncStateStore } from "./sync-state";
+import { MARK_PENDING_LUA, SyncStateStore, type SyncKind } from "./sync-state";
+import { kindCode } from "./sync-state-keys";
 
 /** The backlog score between members added one after the other (ms; see AdmissionStore.add). */
 const STEP = 1e-3;
@@ -24,58 +26,97 @@ const STEP = 1e-3;
 export type SlotChange = "release" | "retrying" | "waiting";
 
 /*
-  KEYS[1] backlog, KEYS[2] inflight, KEYS[3] meta (HASH; field paused), KEYS[4] hold, KEYS[5] retrying,
-  KEYS[6] share (STRING: members admitted since the directory last had nothing in flight)
-  ARGV[1] cap (the directory's concurrency), ARGV[2] now (ms), ARGV[3] what became of ARGV[4] first:
-  "release" (its job finished: out of inflight and retrying), "retrying" (its job waits out a retry delay:
-  inflight → retrying, only if still in flight: BullMQ tells of the retry after moving the job to delayed,
-  so under load the retry may have run and finished before this arrives), "waiting" (out of inflight) or "" (nothing), ARGV[4] a member or "".
+  Lua: admit(K, cap, now, op, member), where K[1] backlog, K[2] inflight, K[3] meta (HASH; field paused), K[4]
+  hold, K[5] retrying, K[6] share (STRING: members admitted since the directory last had nothing in flight);
+  cap the directory's concurrency, now (ms), op what became of `member` first: "release" (its job finished:
+  out of inflight and retrying), "retrying" (its job waits out a retry delay: inflight → retrying, only if
+  still in flight: BullMQ tells of the retry after moving the job to delayed, so under load the retry may
+  have run and finished before this arrives), "waiting" (out of inflight) or "" (nothing), member or "".
   Then moves up to cap − |inflight| members from the front of the backlog into inflight, skipping members
   already admitted, unless the directory is paused or held or 2 × cap members wait out a retry delay.
   Returns {n, s, members admitted…} where n is how many were in flight before them (nothing when none is
   admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight;
   and s is how many the directory had admitted before them since it last had nothing admitted (in flight or
-  retrying, before ARGV[3]'s change: a slot freed and filled in one call is no pause): its share, 0 for a
+  retrying, before op's change: a slot freed and filled in one call is no pause): its share, 0 for a
   directory that had been idle.
   (Freeing a slot and filling it are one command: one round trip per finished job.)
 */
-const ADMIT = `
-local op, member = ARGV[3], ARGV[4]
--- members the change took out of the admitted sets (a finished job's slot handed straight on is no pause)
-local freed = 0
-if op == 'release' then
-  freed = redis.call('ZREM', KEYS[2], member) + redis.call('ZREM', KEYS[5], member)
-elseif op == 'retrying' then
-  -- only while it still holds a slot (a late lend must not park a finished member where ADMIT skips it)
-  if redis.call('ZREM', KEYS[2], member) == 1 then redis.call('ZADD', KEYS[5], ARGV[2], member) end
-elseif op == 'waiting' then
-  freed = redis.call('ZREM', KEYS[2], member)
+const ADMIT_LUA = `
+local function admit(K, cap, now, op, member)
+  -- members the change took out of the admitted sets (a finished job's slot handed straight on is no pause)
+  local freed = 0
+  if op == 'release' then
+    freed = redis.call('ZREM', K[2], member) + redis.call('ZREM', K[5], member)
+  elseif op == 'retrying' then
+    -- only while it still holds a slot (a late lend must not park a finished member where ADMIT skips it)
+    if redis.call('ZREM', K[2], member) == 1 then redis.call('ZADD', K[5], now, member) end
+  elseif op == 'waiting' then
+    freed = redis.call('ZREM', K[2], member)
+  end
+  if redis.call('HEXISTS', K[3], 'paused') == 1 then return {} end
+  if redis.call('EXISTS', K[4]) == 1 then return {} end
+  cap = tonumber(cap)
+  local retrying = redis.call('ZCARD', K[5])
+  if retrying >= 2 * cap then return {} end
+  local free = cap - redis.call('ZCARD', K[2])
+  if free <= 0 then return {} end
+  local out = {}
+  local candidates = redis.call('ZRANGE', K[1], 0, free + 3 * cap)
+  for _, m in ipairs(candidates) do
+    if #out >= free then break end
+    if not redis.call('ZSCORE', K[2], m) and not redis.call('ZSCORE', K[5], m) then out[#out + 1] = m end
+  end
+  for _, m in ipairs(out) do
+    redis.call('ZREM', K[1], m)
+    redis.call('ZADD', K[2], now, m)
+  end
+  if #out == 0 then return {} end
+  local share = '0'
+  -- busy: something was admitted before this call (INCRBY answers the new count: the share is what it was before)
+  if freed + (cap - free) + retrying > 0 then share = tostring(redis.call('INCRBY', K[6], #out) - #out)
+  else redis.call('SET', K[6], #out) end
+  table.insert(out, 1, tostring(cap - free))
+  table.insert(out, 2, share)
+  return out
+end`;
+
+/* KEYS[1..6] as admit's K; ARGV[1] cap, ARGV[2] now (ms), ARGV[3] op, ARGV[4] member. */
+const ADMIT = `${ADMIT_LUA}
+return admit(KEYS, ARGV[1], ARGV[2], ARGV[3], ARGV[4])`;
+
+/*
+  A batch of outbox entries of one directory, taken into its backlog in one step (the outbox dispatcher's
+  handling of a read, src/sync/dispatcher.ts):
+  KEYS[1..6] as admit's K, KEYS[7] the outbox stream, KEYS[8] the pending status set, KEYS[9..] the sync-state
+  hashes of the resources the entries name; ARGV[1] cap, ARGV[2] now (ms), ARGV[3] now (ISO), ARGV[4] the
+  consumer group, ARGV[5] n, ARGV[6..5+n] the entries' ids, then per resource (KEYS' order): its backlog
+  score, its backlog member, its "<k>:<id>".
+  Marks the resources the bridge has no sync state for yet `pending` (one that has a status keeps it until
+  its reconcile settles, so the reconcilers' "payload equals the last applied" checks hold), adds them to
+  the backlog (one already there keeps its place), acks and deletes the entries, and admits what the
+  directory's free slots allow (admit's answer). Acking here is safe: what an entry asked for is in the
+  backlog (or admitted) in the same step, and a member admitted whose job is never added (the process
+  died before adding it) is given back by the admission recovery (SyncQueues.recover).
+*/
+const DISPATCH = `${MARK_PENDING_LUA}
+${ACK_DELETE_LUA}
+${ADMIT_LUA}
+local n = tonumber(ARGV[5])
+local ids, recs, names, zargs = {}, {}, {}, {}
+for i = 1, n do ids[i] = ARGV[5 + i] end
+local j = 6 + n
+for i = 9, #KEYS do
+  recs[#recs + 1] = KEYS[i]
+  zargs[#zargs + 1] = ARGV[j]
+  zargs[#zargs + 1] = ARGV[j + 1]
+  names[#names + 1] = ARGV[j + 2]
+  j = j + 3
 end
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
-if redis.call('EXISTS', KEYS[4]) == 1 then return {} end
-local cap = tonumber(ARGV[1])
-local retrying = redis.call('ZCARD', KEYS[5])
-if retrying >= 2 * cap then return {} end
-local free = cap - redis.call('ZCARD', KEYS[2])
-if free <= 0 then return {} end
-local out = {}
-local candidates = redis.call('ZRANGE', KEYS[1], 0, free + 3 * cap)
-for _, m in ipairs(candidates) do
-  if #out >= free then break end
-  if not redis.call('ZSCORE', KEYS[2], m) and not redis.call('ZSCORE', KEYS[5], m) then out[#out + 1] = m end
-end
-for _, m in ipairs(out) do
-  redis.call('ZREM', KEYS[1], m)
-  redis.call('ZADD', KEYS[2], ARGV[2], m)
-end
-if #out == 0 then return {} end
-local share = '0'
--- busy: something was admitted before this call (INCRBY answers the new count: the share is what it was before)
-if freed + (cap - free) + retrying > 0 then share = tostring(redis.call('INCRBY', KEYS[6], #out) - #out)
-else redis.call('SET', KEYS[6], #out) end
-table.insert(out, 1, tostring(cap - free))
-table.insert(out, 2, share)
-return out`;
+mark_pending(KEYS[8], recs, names, ARGV[3])
+for s = 1, #zargs, 2000 do redis.call('ZADD', KEYS[1], 'NX', unpack(zargs, s, math.min(#zargs, s + 1999))) end
+ack_delete(KEYS[7], ARGV[4], ids)
+if #recs == 0 then return {} end
+return admit(KEYS, ARGV[1], ARGV[2], '', '')`;
 
 /*
   KEYS[1] meta, KEYS[2] hold, KEYS[3] retrying, KEYS[4] inflight; ARGV[1] member ("" for a resync), ARGV[2] now
@@ -153,6 +194,21 @@ export interface AdmittedMember {
   stamp: number;
 }
 
+/** A member just admitted: its turn (1 for the directory's only job in flight, 2 for its second…) and its directory's share. */
+export interface Admitted {
+  member: string;
+  turn: number;
+  share: number;
+}
+
+/** admit's answer → the members admitted, with their turns. */
+function withTurns(res: string[]): Admitted[] {
+  if (!res.length) return [];
+  const before = Number(res[0]);
+  const share = Number(res[1]);
+  return res.slice(2).map((member, i) => ({ member, turn: before + i + 1, share }));
+}
+
 /** Backlog, in-flight set and hold of each directory. */
 export class AdmissionStore {
   private readonly state: SyncStateStore;
@@ -161,6 +217,7 @@ export class AdmissionStore {
   private readonly giveBackScript: (...args: string[]) => Promise<number>;
   private readonly probeScript: (...args: string[]) => Promise<Array<number | string>>;
   private readonly touchScript: (...args: string[]) => Promise<number>;
+  private readonly dispatchScript: (...args: string[]) => Promise<string[]>;
 
   /** The highest backlog score `add` gave (see there). */
   private lastScore = 0;
@@ -172,6 +229,7 @@ export class AdmissionStore {
     this.giveBackScript = inlineCommand(redis, "admissionGiveBack", 3, GIVE_BACK);
     this.probeScript = inlineCommand(redis, "admissionProbe", 3, PROBE);
     this.touchScript = inlineCommand(redis, "admissionTouch", 2, TOUCH);
+    this.dispatchScript = inlineCommand(redis, "admissionDispatch", "dynamic", DISPATCH);
   }
 
   keys(dir: string): DirectoryQueueKeys {
@@ -188,13 +246,39 @@ export class AdmissionStore {
    */
   async add(dir: string, members: string[], now = Date.now()): Promise<void> {
     const k = this.keys(dir);
-    const first = Math.max(now, this.lastScore + STEP);
-    this.lastScore = first + (members.length - 1) * STEP;
+    const scores = this.scores(members.length, now);
     for (let i = 0; i < members.length; i += 1000) {
       const args: Array<string | number> = [];
-      members.slice(i, i + 1000).forEach((m, j) => args.push(first + (i + j) * STEP, m));
+      members.slice(i, i + 1000).forEach((m, j) => args.push(scores[i + j], m));
       await this.redis.zadd(k.backlog, "NX", ...args);
     }
+  }
+
+  /** Backlog scores for `n` members added now, one after the other (see `add`). */
+  private scores(n: number, now: number): number[] {
+    const first = Math.max(now, this.lastScore + STEP);
+    this.lastScore = first + (n - 1) * STEP;
+    return Array.from({ length: n }, (_, i) => first + i * STEP);
+  }
+
+  /**
+   * Takes a batch of outbox entries of a directory into its backlog in one command (DISPATCH): marks the
+   * resources never synced `pending`, adds `items` to the backlog as `add` does, acks and deletes the
+   * entries `ids` of `outbox` for `group`, and admits what the free slots allow (as `admitWithTurns`).
+   * It was five round trips one after the other (mark, add, admit, the jobs' add, ack); the outbox
+   * dispatcher's handling of a read now waits for two (this and the jobs' add).
+   */
+  async dispatch(
+    dir: string, cap: number, outbox: { stream: string; group: string; ids: string[] },
+    items: Array<{ kind: SyncKind; id: string; member: string }>, now = Date.now(),
+  ): Promise<Admitted[]> {
+    const k = this.keys(dir);
+    const keys = [k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share, outbox.stream, this.state.statusKey(dir, "pending"),
+      ...items.map((it) => this.state.key(dir, it.kind, it.id))];
+    const scores = this.scores(items.length, now);
+    const args = [String(cap), String(now), new Date(now).toISOString(), outbox.group, String(outbox.ids.length), ...outbox.ids];
+    items.forEach((it, i) => args.push(String(scores[i]), it.member, `${kindCode(it.kind)}:${it.id}`));
+    return withTurns(await this.dispatchScript(String(keys.length), ...keys, ...args));
   }
 
   /**
@@ -211,16 +295,12 @@ export class AdmissionStore {
    * directory's second. `share`: how many the directory had admitted before these since it last had
    * nothing admitted (the queues make a busy directory's turns later by it, so one that was idle goes first).
    */
-  async admitWithTurns(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<Array<{ member: string; turn: number; share: number }>> {
+  async admitWithTurns(dir: string, cap: number, now = Date.now(), change?: { op: SlotChange; member: string }): Promise<Admitted[]> {
     const k = this.keys(dir);
-    const res = await this.admitScript(
+    return withTurns(await this.admitScript(
       k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share,
       String(cap), String(now), change?.op ?? "", change?.member ?? "",
-    );
-    if (!res.length) return [];
-    const before = Number(res[0]);
-    const share = Number(res[1]);
-    return res.slice(2).map((member, i) => ({ member, turn: before + i + 1, share }));
+    ));
   }
 
   /** Frees the slot of a finished member, admitting nothing (ADMIT with cap 0: its "release" step only). */

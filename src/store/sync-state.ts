@@ -24,7 +24,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, inlineCommand, type StoreCommands } from "./scripts";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
@@ -61,23 +61,24 @@ function parseRecord(h: Record<string, string>): SyncRecord {
   };
 }
 
-/*
-  KEYS[1] the pending status set, KEYS[2..n] the resources' sync-state hashes; ARGV[1] now,
-  ARGV[2..n] "<k>:<id>" of each resource (in KEYS' order)
-  Marks each resource pending unless it already has a status. Output: how many were marked.
-*/
-const MARK_PENDING = `
-local marked = 0
-for i = 2, #KEYS do
-  if redis.call('HSETNX', KEYS[i], 'st', 'pending') == 1 then
-    redis.call('HSET', KEYS[i], 't', ARGV[1])
-    redis.call('SADD', KEYS[1], ARGV[i])
-    marked = marked + 1
+/**
+ * Lua: `mark_pending(status, recs, names, now)` marks each resource pending unless it already has a
+ * status: `status` the pending status set's key, `recs` the resources' sync-state hashes, `names` their
+ * "<k>:<id>" (in `recs`' order), `now` an ISO time. Returns how many were marked. Part of the outbox
+ * dispatch script (src/store/admission-store.ts), which the caller passes every key of.
+ */
+export const MARK_PENDING_LUA = `
+local function mark_pending(status, recs, names, now)
+  local marked = 0
+  for i = 1, #recs do
+    if redis.call('HSETNX', recs[i], 'st', 'pending') == 1 then
+      redis.call('HSET', recs[i], 't', now)
+      redis.call('SADD', status, names[i])
+      marked = marked + 1
+    end
   end
-end
-return marked`;
-
-const MARK_PENDING_COMMAND = "syncStateMarkPending";
+  return marked
+end`;
 
 /** A workforce group's membership delta, as groupMemberDelta-2.lua computes it. */
 export interface MemberDelta {
@@ -96,11 +97,9 @@ export interface MemberDelta {
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
   private readonly scripts: RedisConnection & StoreCommands;
-  private readonly markPendingScript: (...args: string[]) => Promise<number>;
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
     this.scripts = defineStoreCommands(redis);
-    this.markPendingScript = inlineCommand(redis, MARK_PENDING_COMMAND, "dynamic", MARK_PENDING);
   }
 
   keys(dir: string): SyncStateKeys {
@@ -207,19 +206,6 @@ export class SyncStateStore {
     if (patch.status) set.push("t", new Date().toISOString());
     await this.scripts.writeSyncState(this.key(dir, kind, id), this.keys(dir).statusPrefix, `${k(kind)}:${id}`,
       patch.status ?? "", SYNC_STATUSES.join(","), String(set.length / 2), ...set, ...del);
-  }
-
-  /**
-   * Marks resources the bridge has no sync state for yet as `pending` (a resource that has a status keeps
-   * it until its reconcile settles, so the reconcilers' "payload equals the last applied" checks hold).
-   */
-  async markPending(dir: string, items: Array<{ kind: SyncKind; id: string }>): Promise<number> {
-    if (!items.length) return 0;
-    // one script call for the batch (the dispatcher's: up to `batch` entries), every key declared and all
-    // under the directory's hash tag; a pipeline of one call per resource cost a Pipeline object per batch
-    // and a command per resource
-    const keys = [this.statusKey(dir, "pending"), ...items.map((it) => this.key(dir, it.kind, it.id))];
-    return Number(await this.markPendingScript(String(keys.length), ...keys, new Date().toISOString(), ...items.map((it) => `${k(it.kind)}:${it.id}`)));
   }
 
   /** Forgets a resource (after it is gone from both sides). */

@@ -1,11 +1,12 @@
 /**
  * Outbox → queue. Reads every directory's outbox stream (`<P>outbox`, written by the store in the same
- * atomic step as the change) through the consumer group `dispatch`, marks a resource the bridge has never
- * synced `pending`, enqueues a reconcile of (directory, kind, id) and only then acks and deletes the entry.
- * Several worker processes share the group, so each entry goes to one of them.
+ * atomic step as the change) through the consumer group `dispatch`; in one command per batch, marks a
+ * resource the bridge has never synced `pending`, puts (kind, id) into the directory's backlog and acks and
+ * deletes the entry (src/store/admission-store.ts `dispatch`); then adds the jobs of what the directory's
+ * free slots admitted. Several worker processes share the group, so each entry goes to one of them.
  *
- * The sweeper: an entry that a dispatcher read but never acked (it crashed between read and enqueue) stays
- * pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
+ * The sweeper: an entry that a dispatcher read but never acked (it crashed between the read and the dispatch
+ * command) stays pending; every `sweepIntervalMs` any dispatcher claims entries idle for longer than `claimIdleMs`
  * (XAUTOCLAIM) and enqueues them. Enqueueing twice is harmless (reconciles are deduplicated and read the
  * latest state).
  *
@@ -22,7 +23,7 @@
 import type { RedisConnection } from "../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { ackOutboxEntries, DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, SyncStateStore, type OutboxSignal, type SyncKind } from "../store";
+import { DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, type OutboxSignal, type SyncKind } from "../store";
 import type { SyncQueues } from "./queues";
 import { inLanes } from "./lanes";
 
@@ -74,7 +75,6 @@ export class OutboxDispatcher {
   /** Ends the sweeper's wait between sweeps early (set while it waits). */
   private wakeSweeper?: () => void;
   private readonly streams: Map<string, string>;
-  private readonly state: SyncStateStore;
   /** Where the next read's handling starts in the list of streams (moves on every read: fair turns). */
   private turn = 0;
   private readonly signal: OutboxSignal;
@@ -94,7 +94,6 @@ export class OutboxDispatcher {
     private readonly logger: Logger,
   ) {
     this.streams = new Map(options.directoryIds.map((d) => [new DirectoryKeys(options.keyPrefix, d).outbox, d]));
-    this.state = new SyncStateStore(redis, options.keyPrefix);
     this.signal = outboxSignalOf(redis, options.keyPrefix);
   }
 
@@ -143,25 +142,24 @@ export class OutboxDispatcher {
     await Promise.allSettled(this.loops);
   }
 
-  /** Marks never-synced resources pending, enqueues, then acks a batch of entries of one stream. */
+  /**
+   * Takes a batch of entries of one stream into its directory's backlog, marks never-synced resources
+   * pending and acks the entries (one command), then adds the jobs of what that admitted.
+   */
   private async handle(stream: string, entries: StreamEntry[]): Promise<void> {
     const dir = this.streams.get(stream);
     if (!dir) return; // removed meanwhile: the entries stay pending for when it comes back
-    const done: string[] = [];
-    const work: Array<{ kind: SyncKind; id: string }> = [];
+    const ids: string[] = [];
+    // each resource once: several changes of one resource in a batch are one reconcile, which reads the
+    // latest desired state anyway
+    const work = new Map<string, { kind: SyncKind; id: string }>();
     for (const [id, raw] of entries) {
-      done.push(id);
+      ids.push(id);
       if (!raw) continue; // deleted meanwhile
       const f = fieldsOf(raw);
-      if (f.k === "user" || f.k === "group") work.push({ kind: f.k, id: f.id });
+      if (f.k === "user" || f.k === "group") work.set(`${f.k}:${f.id}`, { kind: f.k, id: f.id });
     }
-    await this.state.markPending(dir, work);
-    // one round trip per batch (addBulk), each resource once: several changes of one resource in a batch
-    // are one reconcile, which reads the latest desired state anyway
-    const seen = new Set<string>();
-    const unique = work.filter((w) => !seen.has(`${w.kind}:${w.id}`) && seen.add(`${w.kind}:${w.id}`));
-    await this.queues.enqueueMany(dir, unique);
-    await ackOutboxEntries(this.redis, stream, DISPATCH_GROUP, done);
+    await this.queues.dispatch(dir, [...work.values()], { stream, group: DISPATCH_GROUP, ids });
   }
 
   /**

@@ -7,7 +7,7 @@
 import { Queue, type Job, type JobType } from "bullmq";
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
-import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SlotChange, type SyncKind } from "../store";
+import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type Admitted, type SlotChange, type SyncKind } from "../store";
 import { DirectoryQueue } from "./directory-queue";
 import { inLanes } from "./lanes";
 import {
@@ -117,7 +117,21 @@ export class SyncQueues {
       if (change) await this.admission.admit(directoryId, 0, Date.now(), change);
       return 0;
     }
-    const admitted = await this.admission.admitWithTurns(directoryId, cap, Date.now(), change);
+    return this.addAdmitted(directoryId, await this.admission.admitWithTurns(directoryId, cap, Date.now(), change));
+  }
+
+  /**
+   * Takes a batch of a directory's outbox entries (`ids` of `stream`, read through `group`) into its
+   * backlog, acking them in the same command, and adds the jobs of what that admits (AdmissionStore.dispatch).
+   */
+  async dispatch(directoryId: string, items: Array<{ kind: SyncKind; id: string }>, outbox: { stream: string; group: string; ids: string[] }): Promise<void> {
+    const cap = this.cap(directoryId);
+    const admitted = await this.admission.dispatch(directoryId, cap, outbox, items.map((i) => ({ ...i, member: memberOf(i.kind, i.id) })));
+    await this.addAdmitted(directoryId, admitted);
+  }
+
+  /** Adds the jobs of members just admitted to the shard; if the shard refuses, they go back into the backlog. */
+  private async addAdmitted(directoryId: string, admitted: Admitted[]): Promise<number> {
     if (!admitted.length) return 0;
     const members = admitted.map((a) => a.member);
     const s = this.config.sync;

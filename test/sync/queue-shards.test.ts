@@ -12,6 +12,7 @@ import { Cluster } from "ioredis";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 import { createQueueConnection, legacyQueue } from "../../src/store";
+import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
 import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
 import { userBody } from "../helpers/expect-scim";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
@@ -198,6 +199,26 @@ describe("queue shards", () => {
       await e.startRuntime();
       await waitStatus(e, "wf", "user", uid, "synced");
       await waitFor(async () => (await e.queues.depth("wf")).admitted === 0, 5000, "the slot freed");
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("should lose nothing when the shard refuses the jobs of a dispatched batch: its entries are acked, its resources wait in the backlog and sync", async () => {
+    const e = await startSyncEnv({ runtime: false });
+    try {
+      const uid = await createUser(e, "wf", "refused@example.com");
+      const stream = e.users.keys("wf").outbox;
+      await e.redis.xgroup("CREATE", stream, DISPATCH_GROUP, "0", "MKSTREAM");
+      const read = (await e.redis.xreadgroup("GROUP", DISPATCH_GROUP, "test", "COUNT", 10, "STREAMS", stream, ">")) as unknown as Array<[string, Array<[string]>]>;
+      const ids = read[0][1].map(([id]) => id);
+      const add = jest.spyOn(e.queues.queueOf("wf"), "add").mockRejectedValueOnce(new Error("shard unreachable"));
+      await expect(e.queues.dispatch("wf", [{ kind: "user", id: uid }], { stream, group: DISPATCH_GROUP, ids })).rejects.toThrow("shard unreachable");
+      add.mockRestore();
+      expect(await e.redis.xlen(stream)).toBe(0); // acked and deleted in the dispatch command
+      expect(await e.queues.depth("wf")).toEqual({ backlog: 1, admitted: 0 }); // given back, not lost
+      await e.startRuntime();
+      await waitStatus(e, "wf", "user", uid, "synced");
     } finally {
       await e.close();
     }
