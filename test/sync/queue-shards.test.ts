@@ -162,6 +162,31 @@ describe("queue shards", () => {
     }
   });
 
+  it("should spread a directory's reconciles over every shard, so one directory can use every shard's places", async () => {
+    // four shards of one place each: a directory's jobs all on one shard ran one at a time
+    const e = await startSyncEnv({ runtime: false, config: { sync: { queueShards: 4, shardConcurrency: 1 } }, wf: { concurrency: 4 } });
+    try {
+      e.sim.setFaults({ latency: { fixedMs: 300 } });
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) ids.push(await createUser(e, "wf", `spread${i}@example.com`));
+      await e.startRuntime();
+      let most = 0;
+      const shardsSeen = new Set<string>();
+      await waitFor(async () => {
+        const active = await e.queues.jobsOf("wf", ["active"]);
+        for (const j of active) shardsSeen.add(j.queueQualifiedName);
+        most = Math.max(most, active.length);
+        return most >= 3;
+      }, 10000, "several of wf's reconciles running at once");
+      e.sim.setFaults({});
+      await waitAllSynced(e, "wf", "user", ids);
+      expect(shardsSeen.size).toBeGreaterThanOrEqual(3);
+    } finally {
+      e.sim.setFaults({});
+      await e.close();
+    }
+  });
+
   it("should give a shard-mate's small change its turn ahead of another directory's big backlog", async () => {
     const e = await startSyncEnv({
       runtime: false,
@@ -212,7 +237,7 @@ describe("queue shards", () => {
       await e.redis.xgroup("CREATE", stream, DISPATCH_GROUP, "0", "MKSTREAM");
       const read = (await e.redis.xreadgroup("GROUP", DISPATCH_GROUP, "test", "COUNT", 10, "STREAMS", stream, ">")) as unknown as Array<[string, Array<[string]>]>;
       const ids = read[0][1].map(([id]) => id);
-      const add = jest.spyOn(e.queues.queueOf("wf"), "add").mockRejectedValueOnce(new Error("shard unreachable"));
+      const add = jest.spyOn(Queue.prototype, "add").mockRejectedValueOnce(new Error("shard unreachable"));
       await expect(e.queues.dispatch("wf", [{ kind: "user", id: uid }], { stream, group: DISPATCH_GROUP, ids })).rejects.toThrow("shard unreachable");
       add.mockRestore();
       expect(await e.redis.xlen(stream)).toBe(0); // acked and deleted in the dispatch command
