@@ -13,6 +13,7 @@ import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 import { createQueueConnection, legacyQueue } from "../../src/store";
 import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
+import { reconcileShardOf } from "../../src/sync/jobs";
 import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
 import { userBody } from "../helpers/expect-scim";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
@@ -167,8 +168,17 @@ describe("queue shards", () => {
     const e = await startSyncEnv({ runtime: false, config: { sync: { queueShards: 4, shardConcurrency: 1 } }, wf: { concurrency: 4 } });
     try {
       e.sim.setFaults({ latency: { fixedMs: 300 } });
+      // the first four users (admitted first) are resources of four different shards, then eight more
       const ids: string[] = [];
-      for (let i = 0; i < 12; i++) ids.push(await createUser(e, "wf", `spread${i}@example.com`));
+      const taken = new Set<number>();
+      while (ids.length < 12) {
+        const uid = randomUUID();
+        const shard = reconcileShardOf("wf", `user:${uid}`, 4);
+        if (ids.length < 4 && taken.has(shard)) continue;
+        taken.add(shard);
+        await e.users.write("wf", uid, userBody(`spread${ids.length}@example.com`) as never, "create");
+        ids.push(uid);
+      }
       await e.startRuntime();
       let most = 0;
       const shardsSeen = new Set<string>();
