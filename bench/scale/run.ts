@@ -10,27 +10,27 @@
  * users of a directory of their own (`warmup`, not counted) pushed and synced, so no timed directory waits
  * for the processes' request paths to compile.
  *
- * Per run it prints: before the push, BENCH_IDLE_SECONDS (10) with every directory registered and nothing to
- * do (the CPU of each process and of the masters, and the commands the masters ran: the periodic chores'
- * cost, which grows with the number of directories); then push req/s; the time from the first push until the
- * simulator holds every user, group and membership; Redis connections (TCP connections to the Redis port(s),
- * read from /proc), peak RSS and CPU seconds of every process, with its read and write system calls
- * (/proc/<pid>/io: on a cluster a tick's commands go out in one write per node, not one write in all); the
- * Redis masters' commands (INFO commandstats: calls, and seconds by the clock of each node, so a node
- * waiting for a core counts too); and each directory's wait for its first sync (its first push → the
+ * Per run it prints: before the push, BENCH_IDLE_SECONDS (10) with every directory registered and nothing
+ * to do (the CPU of each process and of the masters, and the commands the masters ran: the periodic chores'
+ * cost, which grows with the number of directories); then push req/s; the time from the first push until
+ * the simulator holds every user, group and membership; Redis connections (TCP connections to the Redis
+ * port(s), read from /proc), peak RSS and CPU seconds of every process, with its read and write system
+ * calls (/proc/<pid>/io: on a cluster a tick's commands go out in one write per node, not one write in
+ * all); the Redis masters' commands (INFO commandstats: calls, and seconds by the clock of each node, so a
+ * node waiting for a core counts too); and each directory's wait for its first sync (its first push → the
  * creation time the simulator stamped on its earliest user, so neither a polling interval nor a poller's
- * load is in it): median, p99, max and max ÷ median, with the slowest directories' shards (the shard that
- * ran each one's first synced user). Beside it, the sync's part alone: the same wait from the bridge
- * accepting that write (the `meta.created` it stamped on it), without the request's time in the server's
- * queue (64 requests in flight) or this process's lag in seeing the answer (the simulator had often created
- * the user before this process saw it). The workers' reconcile attempts by kind and outcome and platform
- * calls by status (their /metrics) tell a retried attempt, a second's wait (sync.backoffMs), or a reconcile
- * run for nothing, from queueing. Then the ratios of the runs: cluster ÷ single Redis (per worker count, run
- * side by side) and 3 workers ÷ 1 worker (per Redis). With BENCH_ROUNDS (1) > 1 the whole set runs that many
- * times, the Redis targets' order alternating by round, and the ratios printed are the median of the rounds'
- * (each round's listed), as is the fairness ratio: on two shared cores one run's figures moved by up to 15%
- * from one run to the next. Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9×
- * single Redis; no directory waits more than 2× the median.
+ * load is in it): median, p99, max and max ÷ median, with the slowest directories' shards. Beside it, the
+ * sync's part alone: the same wait from the bridge accepting that write (the `meta.created` it stamped on
+ * it), without the request's time in the server's queue (64 requests in flight) or this process's lag in
+ * seeing the answer (the simulator had often created the user before this process saw it). The workers'
+ * reconcile attempts by kind and outcome and platform calls by status (their /metrics) tell a retried
+ * attempt, a second's wait (sync.backoffMs), or a reconcile run for nothing, from queueing. Then the ratios
+ * of the runs: cluster ÷ single Redis (per worker count, run side by side) and 3 workers ÷ 1 worker (per
+ * Redis). With BENCH_ROUNDS (1) > 1 the whole set runs that many times, the Redis targets' order
+ * alternating by round, and the ratios printed are the median of the rounds' (each round's listed), as is
+ * the fairness ratio: on two shared cores one run's figures moved by up to 15% from one run to the next.
+ * Goals: ≤ 16 connections and < 250 MiB RSS per worker; cluster throughput ≥ 0.9× single Redis; no
+ * directory waits more than 2× the median.
  *
  * Knobs for experiments: BENCH_SHARDS (4) and BENCH_SHARD_CONCURRENCY (16), the workers' `sync.queueShards`
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
@@ -62,7 +62,7 @@ import path from "node:path";
 import { Cluster, Redis } from "ioredis";
 import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
-import { reconcileShardOf } from "../../src/sync/jobs";
+import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
 import { cpuMs, freePort, ioCalls, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
@@ -441,8 +441,6 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   const firstAnswer = new Map<string, number>();
   // and when the bridge accepted it (its own meta.created: no queue in front of the server, no lag of this process)
   const firstAccepted = new Map<string, number>();
-  // the SCIM id of every user pushed (the shard of a directory's first sync is its first user's job's)
-  const idOfUserName = new Map<string, string>();
 
   // the push: requests interleaved across directories (every directory starts at once), groups after users
   const pool = makePool(server.origin, PUSH_CLIENTS);
@@ -493,10 +491,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
         firstAnswer.set(pd.d, Date.now());
         firstAccepted.set(pd.d, Date.parse(String((created.meta as { created?: string } | undefined)?.created)));
       }
-      if (req.path === "/Users") {
-        pd.ids[r] = String(created.id);
-        idOfUserName.set(String((req.body as { userName?: string }).userName), String(created.id));
-      }
+      if (req.path === "/Users") pd.ids[r] = String(created.id);
       else if (MEMBERS > 0) {
         const g = r - USERS;
         const wanted = Array.from({ length: MEMBERS }, (_, m) => (g * MEMBERS + m) % USERS);
@@ -535,30 +530,23 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   // the simulator stamps each user with the moment it created it (same machine, same clock): a directory's
   // first sync is its earliest user there — exact, where polling the bridge would add its interval and load
   const firstSync = new Map<string, number>();
-  const firstUser = new Map<string, string>();
   const suffix = `.${tag}@bench.example`;
   for (const u of final.scim.users) {
     if (!u.userName.endsWith(suffix)) continue;
     const d = u.userName.slice(u.userName.indexOf(".") + 1, -suffix.length);
     const at = Date.parse(String((u.meta as { created?: string } | undefined)?.created));
-    if (!Number.isNaN(at) && at < (firstSync.get(d) ?? Infinity)) {
-      firstSync.set(d, at);
-      firstUser.set(d, u.userName);
-    }
+    if (!Number.isNaN(at) && at < (firstSync.get(d) ?? Infinity)) firstSync.set(d, at);
   }
-  // the shard that ran the directory's first synced user's reconcile (the shard of its resource: the first
-  // job of a directory is admitted from the outbox, not after a job of its own, src/sync/queues.ts)
-  const shardOfFirst = (d: string) => reconcileShardOf(d, `user:${idOfUserName.get(firstUser.get(d) ?? "") ?? ""}`, SHARDS);
   const waitOf = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstPush.get(d) ?? t0);
   const waitFromAccept = (d: string) => (firstSync.get(d) ?? Date.now()) - (firstAccepted.get(d) ?? t0);
   if (WAITS_FILE) {
-    const rows = dirs.map((d) => `${d},${shardOfFirst(d)},${(firstPush.get(d) ?? t0) - t0},${(firstAccepted.get(d) ?? t0) - t0},${(firstAnswer.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
+    const rows = dirs.map((d) => `${d},${shardOf(d, SHARDS)},${(firstPush.get(d) ?? t0) - t0},${(firstAccepted.get(d) ?? t0) - t0},${(firstAnswer.get(d) ?? t0) - t0},${(firstSync.get(d) ?? Date.now()) - t0}`);
     fs.writeFileSync(`${WAITS_FILE}.${target.mode}-${workersN}${ROUNDS > 1 ? `-r${round}` : ""}.csv`, `directory,shard,first_push_ms,first_accepted_ms,first_answer_ms,first_sync_ms\n${rows.join("\n")}\n`);
   }
   const byShard = Array.from({ length: SHARDS }, () => [] as number[]);
-  for (const d of dirs) byShard[shardOfFirst(d)].push(waitOf(d));
+  for (const d of dirs) byShard[shardOf(d, SHARDS)].push(waitOf(d));
   const slowest = [...dirs].sort((a, b) => waitOf(b) - waitOf(a)).slice(0, 5)
-    .map((d) => ({ d, shard: shardOfFirst(d), pushedAt: (firstPush.get(d) ?? t0) - t0, wait: waitOf(d) }));
+    .map((d) => ({ d, shard: shardOf(d, SHARDS), pushedAt: (firstPush.get(d) ?? t0) - t0, wait: waitOf(d) }));
   const result: RunResult = {
     mode: target.mode, workers: workersN, round: ROUNDS > 1 ? round : undefined, pushRps: sent / (pushMs / 1000), pushS: pushMs / 1000, matchS: matchMs / 1000,
     firstSync: waitsOf(dirs.map(waitOf)), firstSyncFromAccept: waitsOf(dirs.map(waitFromAccept)),
@@ -597,7 +585,7 @@ function print(r: RunResult): void {
   console.log(`  Redis commands: ${r.redisCommands.reduce((n, c) => n + c.calls, 0)} calls (scripts' own commands included); most time: ${top}`);
   const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
   console.log(`  reconcile attempts by kind and outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
-  console.log(`  median wait by the shard of the first synced user: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
+  console.log(`  median wait per shard: ${r.shardMedians.map((m, i) => `q${i} ${fmt(m / 1000)} s`).join(", ")}`);
   for (const name of Object.keys(r.rss)) {
     const goal = name.startsWith("worker") ? ` (goals: ≤ 16 connections, < 250 MiB)` : "";
     const perNode = r.mode === "cluster" ? ` (${r.connsPerNode[name]} to the busiest node)` : "";

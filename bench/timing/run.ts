@@ -152,9 +152,9 @@ async function recovery(lockMs: number): Promise<number> {
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const killed = performance.now();
-    const held = await queues.directory("a").getJobs(["active"]);
+    const held = (await queues.directory("a").getJobs(["active"])).map((j) => j.id!);
     runtime = await startSyncRuntime(config, logger, { env: s.env });
-    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((job) => queues.directory("a").getJob(job)))).every((j) => !!j?.finishedOn));
+    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((id) => queues.directory("a").getJob(id)))).every((j) => !!j?.finishedOn));
     const ms = performance.now() - killed;
     await queues.close();
     return ms;

@@ -1,6 +1,6 @@
 /**
- * One directory's view of the queue shards, with the names of a BullMQ Queue's getters: its jobs in the
- * shards plus, counted as waiting, the resources in its backlog not yet admitted. It reads the shards' job
+ * One directory's view of its queue shard, with the names of a BullMQ Queue's getters: its jobs in the
+ * shard plus, counted as waiting, the resources in its backlog not yet admitted. It reads the shard's job
  * lists and keeps the directory's jobs, so it is for tests, diagnostics and small set-ups; per-scrape
  * metrics and status pages use `SyncQueues.depth` (two counters).
  */
@@ -34,9 +34,7 @@ export class DirectoryQueue {
   async getDelayedCount(): Promise<number> { return (await this.getJobCounts("delayed")).delayed; }
   async getFailedCount(): Promise<number> { return (await this.getJobCounts("failed")).failed; }
   getActive(): Promise<Job[]> { return this.getJobs(["active"]); }
-  /** A job of the directory read again (ids are per shard, so by the job seen before: its shard and id). */
-  getJob(job: Pick<Job, "queueQualifiedName" | "id">): Promise<Job | undefined> { return this.queues.refresh(job); }
-  /** A job's state now ("unknown" once it is gone). */
-  async getJobState(job: Pick<Job, "queueQualifiedName" | "id">): Promise<string> { return (await this.queues.refresh(job))?.getState() ?? "unknown"; }
+  getJobState(id: string): Promise<string> { return this.queues.queueOf(this.directoryId).getJobState(id); }
+  getJob(id: string): Promise<Job | undefined> { return this.queues.queueOf(this.directoryId).getJob(id); }
   isPaused(): Promise<boolean> { return this.queues.isPaused(this.directoryId); }
 }

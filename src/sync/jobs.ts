@@ -40,21 +40,9 @@ export interface PurgeJobData {
   dir: string;
 }
 
-/**
- * The shard of a directory's resync and purge jobs: stable across processes and restarts (md5 of the id,
- * modulo the shard count).
- */
+/** The shard of a directory: stable across processes and restarts (md5 of the id, modulo the shard count). */
 export function shardOf(directoryId: string, shards: number): number {
   return createHash("md5").update(directoryId).digest().readUInt32BE(0) % shards;
-}
-
-/**
- * The shard a resource's reconcile is first added to (md5 of directory and member): a directory's
- * reconciles spread over every shard, so each shard gets its share of every directory's work (see
- * SyncQueues.addAdmitted).
- */
-export function reconcileShardOf(directoryId: string, member: string, shards: number): number {
-  return createHash("md5").update(`${directoryId}\n${member}`).digest().readUInt32BE(0) % shards;
 }
 
 /** Backlog member of a resource: "<kind>:<id>". */

@@ -3,8 +3,6 @@
  * whatever the number of directories, fed through each directory's admission (src/store/admission-store.ts).
  * Used by the outbox dispatcher, the reconcilers (follow-ups), the worker (slots freed, parked jobs), the
  * admin API and the CLI. A directory added at run time needs only `register` (its concurrency), no Queue.
- * A directory's reconciles spread over every shard (see `addAdmitted`); its resyncs and purges run on its
- * own shard (`queueOf`).
  */
 import { Queue, type Job, type JobType } from "bullmq";
 import type { RedisConnection } from "../store/connection";
@@ -13,7 +11,7 @@ import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type Adm
 import { DirectoryQueue } from "./directory-queue";
 import { inLanes } from "./lanes";
 import {
-  PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, reconcileShardOf, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
+  PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
 } from "./jobs";
 
 /** The most a directory's recent admissions delay its turns in the shard (see `admit`). */
@@ -68,7 +66,7 @@ export class SyncQueues {
     return new DirectoryQueue(this, directoryId);
   }
 
-  /** The shard queue a directory's resync and purge jobs run on (its reconciles run on every shard). */
+  /** The shard queue a directory's jobs run on. */
   queueOf(directoryId: string): Queue {
     return this.shard(shardOf(directoryId, this.shards));
   }
@@ -113,13 +111,13 @@ export class SyncQueues {
    * none in flight, at most SHARE_CAP. A directory that was idle goes before the busy ones' next jobs; a
    * busy one is at most SHARE_CAP turns behind, and once every busy directory is there, turns decide alone.
    */
-  async admit(directoryId: string, change?: { op: SlotChange; member: string }, shard?: number): Promise<number> {
+  async admit(directoryId: string, change?: { op: SlotChange; member: string }): Promise<number> {
     const cap = this.caps.get(directoryId);
     if (cap === undefined) {
       if (change) await this.admission.admit(directoryId, 0, Date.now(), change);
       return 0;
     }
-    return this.addAdmitted(directoryId, await this.admission.admitWithTurns(directoryId, cap, Date.now(), change), shard);
+    return this.addAdmitted(directoryId, await this.admission.admitWithTurns(directoryId, cap, Date.now(), change));
   }
 
   /**
@@ -132,27 +130,15 @@ export class SyncQueues {
     await this.addAdmitted(directoryId, admitted);
   }
 
-  /**
-   * Adds the jobs of members just admitted; if a shard refuses, they go back into the backlog.
-   *
-   * Which shard: `shard` when a job of that shard just finished and freed the slot (its Worker's completion
-   * command takes the shard's next job in the same round trip, so the next job of the directory is found
-   * there at once, src/sync/shard-worker.ts); otherwise the resource's own (reconcileShardOf). A directory's
-   * jobs had all run on the directory's one shard, and each shard's Worker has its own `shardConcurrency`
-   * places, so the shard with the most busy directories queued its jobs while the others had places free:
-   * in bench/scale (1,000 directories, 4 shards of 223 to 264 directories) the first jobs of the busiest
-   * shard's directories waited twice as long in it as the others' (median 391 ms against 180–206 ms).
-   * Spread by resource, every shard gets its share of every directory's work, and one directory can use
-   * every shard's places (up to its own `concurrency`).
-   */
-  private async addAdmitted(directoryId: string, admitted: Admitted[], shard?: number): Promise<number> {
+  /** Adds the jobs of members just admitted to the shard; if the shard refuses, they go back into the backlog. */
+  private async addAdmitted(directoryId: string, admitted: Admitted[]): Promise<number> {
     if (!admitted.length) return 0;
     const members = admitted.map((a) => a.member);
     const s = this.config.sync;
+    const queue = this.queueOf(directoryId);
     try {
       await Promise.all(admitted.map(({ member: m, turn, share }) => {
         const { kind, id } = parseMember(m);
-        const queue = this.shard(shard ?? reconcileShardOf(directoryId, m, this.shards));
         return queue.add(RECONCILE, { dir: directoryId, kind, id } satisfies ReconcileJobData, {
           priority: turn + Math.min(share, SHARE_CAP),
           deduplication: { id: dedupId(directoryId, kind, id), keepLastIfActive: true },
@@ -171,11 +157,10 @@ export class SyncQueues {
 
   /**
    * A resource's job finished (completed or failed for good): frees its slot and admits the next (one
-   * command), into `shard` if given (the finished job's: see addAdmitted). `admitNext` false (the worker is
-   * closing): only frees it; the next runtime admits.
+   * command). `admitNext` false (the worker is closing): only frees it; the next runtime admits.
    */
-  async release(directoryId: string, kind: SyncKind, id: string, admitNext = true, shard?: number): Promise<void> {
-    if (admitNext) await this.admit(directoryId, { op: "release", member: memberOf(kind, id) }, shard);
+  async release(directoryId: string, kind: SyncKind, id: string, admitNext = true): Promise<void> {
+    if (admitNext) await this.admit(directoryId, { op: "release", member: memberOf(kind, id) });
     else await this.admission.release(directoryId, memberOf(kind, id));
   }
 
@@ -248,30 +233,14 @@ export class SyncQueues {
   }
 
   /**
-   * A directory's jobs in the given states, of every shard. Reads the shards' whole lists: for tests,
+   * A directory's jobs in its shard in the given states. Reads the whole shard's lists: for tests,
    * diagnostics and small set-ups, not for per-scrape metrics.
    */
   async jobsOf(directoryId: string, states: JobType[]): Promise<Job[]> {
     // reconciles wait in the shard's prioritized set (their turn is their priority): waiting either way
     const wanted = states.some((s) => s === "wait" || s === "waiting") && !states.includes("prioritized") ? [...states, "prioritized" as JobType] : states;
-    const all = await Promise.all(Array.from({ length: this.shards }, (_, n) => this.shard(n).getJobs(wanted, 0, -1)));
-    return all.flat().filter((j) => j && (j.data as { dir?: string }).dir === directoryId);
-  }
-
-  /** A job read again from its shard (job ids are per shard): undefined once it is gone. */
-  async refresh(job: Pick<Job, "queueQualifiedName" | "id">): Promise<Job | undefined> {
-    for (let n = 0; n < this.shards; n++) {
-      const q = this.shard(n);
-      if (q.qualifiedName === job.queueQualifiedName) return q.getJob(job.id!);
-    }
-    return undefined;
-  }
-
-  /** Whether a reconcile job of the resource exists in any shard (see addAdmitted for where it can be). */
-  private async reconcileExists(dir: string, member: string): Promise<boolean> {
-    const { kind, id } = parseMember(member);
-    const found = await Promise.all(Array.from({ length: this.shards }, (_, n) => this.shard(n).getDeduplicationJobId(dedupId(dir, kind, id))));
-    return found.some(Boolean);
+    const jobs = await this.queueOf(directoryId).getJobs(wanted, 0, -1);
+    return jobs.filter((j) => j && (j.data as { dir?: string }).dir === directoryId);
   }
 
   /**
@@ -290,7 +259,11 @@ export class SyncQueues {
     // a few directories at a time: one after the other, 1,000 directories with admissions in their shards
     // (bench/scale's push) were thousands of round trips in a row every sweep
     await inLanes(stale, RECOVERY_LANES, async ([dir, { old }]) => {
-      const jobs = await Promise.all(old.map(({ member }) => this.reconcileExists(dir, member)));
+      const queue = this.queueOf(dir);
+      const jobs = await Promise.all(old.map(({ member }) => {
+        const { kind, id } = parseMember(member);
+        return queue.getDeduplicationJobId(dedupId(dir, kind, id));
+      }));
       const alive: string[] = [];
       for (const [i, seen] of old.entries()) {
         if (jobs[i]) alive.push(seen.member);

@@ -78,7 +78,7 @@ export function startShardWorkers(
       const result = await run(job, token);
       if (job.name === RECONCILE) {
         const { dir, kind, id } = job.data as ReconcileJobData;
-        await queues.release(dir, kind, id, !worker.closing, n)
+        await queues.release(dir, kind, id, !worker.closing)
           .catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free an admission slot (recovered later)"));
       }
       return result;
@@ -108,7 +108,7 @@ export function startShardWorkers(
           log.warn({ directory: dir, kind, id, stalled: job.stalledCounter }, "reconcile failed by BullMQ: its workers kept stopping while running it");
           await lookup(dir)?.failedUnrun(job, job.deferredFailure);
         }
-        await queues.release(dir, kind, id, !worker.closing, n);
+        await queues.release(dir, kind, id, !worker.closing);
       };
       next().catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free or re-queue after a failed reconcile"));
     });

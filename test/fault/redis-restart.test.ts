@@ -8,7 +8,6 @@
  *   written.
  * - The worker rides out the restart: every user syncs, and the platform matches the bridge.
  */
-import type { Job } from "bullmq";
 import { inPool } from "../helpers/idp-client";
 import { startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";
 import { ProcessSet, RedisServerProcess } from "../helpers/processes";
@@ -40,7 +39,7 @@ describe("Redis restarted mid-push (private redis-server with AOF)", () => {
     const idp = e.idp();
     const created = new Map<string, string>(); // userName → id, for every create answered 201 (or found after a lost answer)
     const patched = new Map<string, string>(); // id → title, for every PATCH answered 200
-    let queuedAtKill: Job[] = [];
+    let queuedAtKill: string[] = [];
     let restart: Promise<void> | undefined;
 
     await inPool(Array.from({ length: USERS }, (_, i) => i), 8, async (i) => {
@@ -49,8 +48,8 @@ describe("Redis restarted mid-push (private redis-server with AOF)", () => {
       if (i === KILL_AT - 20) await e.sim.setFaults({ latency: { fixedMs: 2000, jitterMs: 0 } });
       if (i === KILL_AT) {
         queuedAtKill = await until("reconciles in flight before the kill", 20000, async () => {
-          const jobs = await e.queue().getJobs(["waiting", "prioritized", "delayed", "active"]);
-          return jobs.length > 0 ? jobs : null;
+          const ids = (await e.queue().getJobs(["waiting", "prioritized", "delayed", "active"])).map((j) => j.id!);
+          return ids.length > 0 ? ids : null;
         }, 50) ?? [];
         await redis.kill("SIGKILL");
         // down until the IdP has seen the outage (the kill closed every connection, the worker's too)
@@ -87,7 +86,7 @@ describe("Redis restarted mid-push (private redis-server with AOF)", () => {
     expect(stored.filter((u) => patched.has(u.id) && u.body.title !== patched.get(u.id))).toEqual([]);
     expect(await e.users.count("wf")).toBe(USERS);
     // every job queued at the kill is still known to the queue
-    const states = await Promise.all(queuedAtKill.map((job) => e.queue().getJobState(job)));
+    const states = await Promise.all(queuedAtKill.map((id) => e.queue().getJobState(id)));
     expect(states.filter((s) => s === "unknown")).toEqual([]);
 
     await until("every user synced after the restart", 60000, async () => (await e.counts()).synced === USERS, 500);
