@@ -85,6 +85,26 @@ const ADMIT = `${ADMIT_LUA}
 return admit(KEYS, ARGV[1], ARGV[2], ARGV[3], ARGV[4])`;
 
 /*
+  Lua: backlog_add(key, zargs) adds to the backlog `key` the score/member pairs of `zargs` (a flat table),
+  NX: a member already there keeps its place.
+*/
+const BACKLOG_ADD_LUA = `
+local function backlog_add(key, zargs)
+  for s = 1, #zargs, 2000 do redis.call('ZADD', key, 'NX', unpack(zargs, s, math.min(#zargs, s + 1999))) end
+end`;
+
+/*
+  KEYS[1..6] as admit's K; ARGV[1] cap, ARGV[2] now (ms), then score/member pairs. Adds the members to the
+  backlog and admits what the directory's free slots allow, in one command (admit's answer).
+*/
+const ENQUEUE = `${BACKLOG_ADD_LUA}
+${ADMIT_LUA}
+local zargs = {}
+for i = 3, #ARGV do zargs[#zargs + 1] = ARGV[i] end
+backlog_add(KEYS[1], zargs)
+return admit(KEYS, ARGV[1], ARGV[2], '', '')`;
+
+/*
   A batch of outbox entries of one directory, taken into its backlog in one step (the outbox dispatcher's
   handling of a read, src/sync/dispatcher.ts):
   KEYS[1..6] as admit's K, KEYS[7] the outbox stream, KEYS[8] the pending status set, KEYS[9..] the sync-state
@@ -100,6 +120,7 @@ return admit(KEYS, ARGV[1], ARGV[2], ARGV[3], ARGV[4])`;
 */
 const DISPATCH = `${MARK_PENDING_LUA}
 ${ACK_DELETE_LUA}
+${BACKLOG_ADD_LUA}
 ${ADMIT_LUA}
 local n = tonumber(ARGV[5])
 local ids, recs, names, zargs = {}, {}, {}, {}
@@ -113,7 +134,7 @@ for i = 9, #KEYS do
   j = j + 3
 end
 mark_pending(KEYS[8], recs, names, ARGV[3])
-for s = 1, #zargs, 2000 do redis.call('ZADD', KEYS[1], 'NX', unpack(zargs, s, math.min(#zargs, s + 1999))) end
+backlog_add(KEYS[1], zargs)
 ack_delete(KEYS[7], ARGV[4], ids)
 if #recs == 0 then return {} end
 return admit(KEYS, ARGV[1], ARGV[2], '', '')`;
@@ -218,6 +239,7 @@ export class AdmissionStore {
   private readonly probeScript: (...args: string[]) => Promise<Array<number | string>>;
   private readonly touchScript: (...args: string[]) => Promise<number>;
   private readonly dispatchScript: (...args: string[]) => Promise<string[]>;
+  private readonly enqueueScript: (...args: string[]) => Promise<string[]>;
 
   /** The highest backlog score `add` gave (see there). */
   private lastScore = 0;
@@ -230,6 +252,7 @@ export class AdmissionStore {
     this.probeScript = inlineCommand(redis, "admissionProbe", 3, PROBE);
     this.touchScript = inlineCommand(redis, "admissionTouch", 2, TOUCH);
     this.dispatchScript = inlineCommand(redis, "admissionDispatch", "dynamic", DISPATCH);
+    this.enqueueScript = inlineCommand(redis, "admissionEnqueue", 6, ENQUEUE);
   }
 
   keys(dir: string): DirectoryQueueKeys {
@@ -259,6 +282,17 @@ export class AdmissionStore {
     const first = Math.max(now, this.lastScore + STEP);
     this.lastScore = first + (n - 1) * STEP;
     return Array.from({ length: n }, (_, i) => first + i * STEP);
+  }
+
+  /**
+   * `add`, then `admitWithTurns`, in one command (ENQUEUE): a reconcile asked for outside the outbox (a
+   * follow-up, a revival, a retry, a resync) waits for one round trip before its job is added, not two.
+   */
+  async addAndAdmit(dir: string, cap: number, members: string[], now = Date.now()): Promise<Admitted[]> {
+    const k = this.keys(dir);
+    const scores = this.scores(members.length, now);
+    const pairs = members.flatMap((m, i) => [String(scores[i]), m]);
+    return withTurns(await this.enqueueScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share, String(cap), String(now), ...pairs));
   }
 
   /**

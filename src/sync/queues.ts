@@ -85,12 +85,11 @@ export class SyncQueues {
     await this.enqueueMany(directoryId, [{ kind, id }]);
   }
 
-  /** `enqueue` for many resources of one directory (one backlog write, one admission). */
+  /** `enqueue` for many resources of one directory (backlog write and admission in one command). */
   async enqueueMany(directoryId: string, items: Array<{ kind: SyncKind; id: string }>): Promise<void> {
-    this.cap(directoryId);
+    const cap = this.cap(directoryId);
     if (!items.length) return;
-    await this.admission.add(directoryId, items.map((i) => memberOf(i.kind, i.id)));
-    await this.admit(directoryId);
+    await this.addAdmitted(directoryId, await this.admission.addAndAdmit(directoryId, cap, items.map((i) => memberOf(i.kind, i.id))));
   }
 
   /**
