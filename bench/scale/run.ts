@@ -36,7 +36,8 @@
  * and `sync.shardConcurrency`; BENCH_WORKER_NODE_ARGS, the workers' node flags (default the image's,
  * docker/entrypoint.sh: `--max-semi-space-size=16 --heap-growing-percent=50`); BENCH_SERVER_NODE_ARGS, node flags added to
  * the server's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-server`); BENCH_CHILD_LOG_DIR, a directory each
- * child process's output is written to (`<name>.log`), with BENCH_LOG_LEVEL their log level (default warn).
+ * child process's output is written to (`<name>.log`), with BENCH_LOG_LEVEL their log level (default warn);
+ * BENCH_TOP_COMMANDS (8), how many of the masters' commands each run lists (0: all).
  *
  * BENCH_REDIS ("single,cluster"): `single` uses REDIS_URL; `cluster` starts a local Redis Cluster of 3
  * masters (test/helpers/redis-cluster.ts, the cluster test project's helper) and points the bridge at it
@@ -96,6 +97,8 @@ const WARMUP_USERS = envNumber("BENCH_WARMUP_USERS", 256);
 const IDLE_SECONDS = envNumber("BENCH_IDLE_SECONDS", 10);
 /** When set, each run writes every directory's first push, the server's answer to it and its first sync (ms after the push began) there as CSV (`<file>.<redis>-<workers>[-r<round>].csv`). */
 const WAITS_FILE = process.env.BENCH_WAITS_FILE;
+/** How many of the masters' commands (most time first) each run lists; 0: all of them. */
+const TOP_COMMANDS = envNumber("BENCH_TOP_COMMANDS", 8);
 /** The image's node flags: the server's (IMAGE_NODE_ARGS) and the workers' (IMAGE_WORKER_NODE_ARGS, unless BENCH_WORKER_NODE_ARGS says otherwise). */
 const WORKER_NODE_ARGS = process.env.BENCH_WORKER_NODE_ARGS !== undefined ? process.env.BENCH_WORKER_NODE_ARGS.split(" ").filter(Boolean) : IMAGE_WORKER_NODE_ARGS;
 /** Extra node flags of the server after the image's (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
@@ -120,7 +123,7 @@ interface Target {
   redisNodes(): Promise<RedisNode[]>;
 }
 
-interface RedisCpu { masters: number; replicas: number }
+interface RedisCpu { masters: number; replicas: number; /** Each master's own CPU seconds, by port. */ byMaster: Array<{ port: number; s: number }> }
 
 interface RedisNode {
   port: number;
@@ -191,7 +194,10 @@ function usedBetween(a: Reading, b: Reading): {
       const [x, y] = [a.io.get(n) ?? { reads: 0, writes: 0 }, b.io.get(n) ?? { reads: 0, writes: 0 }];
       return [n, { reads: y.reads - x.reads, writes: y.writes - x.writes }];
     })),
-    redisCpu: { masters: c1.masters - c0.masters, replicas: c1.replicas - c0.replicas },
+    redisCpu: {
+      masters: c1.masters - c0.masters, replicas: c1.replicas - c0.replicas,
+      byMaster: c1.byMaster.map((m) => ({ port: m.port, s: m.s - (c0.byMaster.find((x) => x.port === m.port)?.s ?? 0) })),
+    },
     redisCommands: commandsBetween(a.nodes, b.nodes),
   };
 }
@@ -232,8 +238,9 @@ function commandsBetween(before: RedisNode[], after: RedisNode[]): Array<{ cmd: 
 
 /** CPU seconds of these nodes, summed by role. */
 function cpuByRole(nodes: RedisNode[]): RedisCpu {
-  const out: RedisCpu = { masters: 0, replicas: 0 };
+  const out: RedisCpu = { masters: 0, replicas: 0, byMaster: [] };
   for (const n of nodes) out[n.role === "replica" ? "replicas" : "masters"] += n.cpu;
+  for (const n of nodes) if (n.role === "master") out.byMaster.push({ port: n.port, s: n.cpu });
   return out;
 }
 
@@ -576,12 +583,12 @@ function print(r: RunResult): void {
   console.log(`  first sync wait per directory: ${waits(r.firstSync)}; goal ≤ 2)`);
   console.log(`    of which after the bridge accepted the write (the sync's part alone): ${waits(r.firstSyncFromAccept)})`);
   console.log(`  slowest: ${r.slowest.map((x) => `${x.d} (shard ${x.shard}, first push +${fmt(x.pushedAt / 1000)} s, wait ${fmt(x.wait / 1000)} s)`).join(", ")}`);
-  console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters, ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
+  console.log(`  Redis CPU during the run: ${fmt(r.redisCpu.masters)} s${r.mode === "cluster" ? ` on the masters (${r.redisCpu.byMaster.map((m) => `:${m.port} ${fmt(m.s)} s`).join(", ")}), ${fmt(r.redisCpu.replicas)} s on the replicas` : ""} (${fmt((r.redisCpu.masters + r.redisCpu.replicas) / r.matchS * 100)}% of one core)`);
   if (r.idle) {
     const cmds = r.idle.commands.slice(0, 6).map((c) => `${c.cmd} ${fmt(c.perS)}`).join(", ");
     console.log(`  idle before the push (${r.idle.seconds} s, ${DIRS + (WARMUP_USERS > 0 ? 1 : 0)} directories, nothing to do): CPU ${Object.entries(r.idle.procPct).map(([n, p]) => `${n} ${fmt(p)}%`).join(", ")}, Redis ${fmt(r.idle.redisPct)}% of a core; commands run/s, scripts' own included: ${fmt(r.idle.commands.reduce((n, c) => n + c.perS, 0))} (${cmds})`);
   }
-  const top = r.redisCommands.slice(0, 8).map((c) => `${c.cmd} ${c.calls} (${fmt(c.s)} s)`).join(", ");
+  const top = r.redisCommands.slice(0, TOP_COMMANDS || undefined).map((c) => `${c.cmd} ${c.calls} (${fmt(c.s)} s)`).join(", ");
   console.log(`  Redis commands: ${r.redisCommands.reduce((n, c) => n + c.calls, 0)} calls (scripts' own commands included); most time: ${top}`);
   const list = (o: Record<string, number>) => Object.entries(o).sort().map(([k, n]) => `${k} ${n}`).join(", ");
   console.log(`  reconcile attempts by kind and outcome (warm-up included): ${list(r.attempts)}; platform calls by status: ${list(r.calls)}`);
