@@ -5,7 +5,6 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { Cluster } from "ioredis";
 import type { RedisConnection } from "./connection";
 
 /** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
@@ -45,14 +44,6 @@ export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfK
   // "dynamic": the caller passes the number of keys first, then the keys (ioredis, like EVALSHA itself)
   if (typeof r[name] !== "function") {
     redis.defineCommand(name, numberOfKeys === "dynamic" ? { lua } : { numberOfKeys, lua });
-    // An auto-pipelining Cluster client (the store connection, connection.ts) batches a command with the
-    // others bound for the node of its first argument's slot. A dynamic script's first argument is its
-    // number of keys, so it joined the batch of whatever node that number hashes to, and ioredis refused
-    // the batch ("All keys in the pipeline should belong to the same slots allocation group"). Such a
-    // script is sent on its own, to the node of its first key.
-    if (numberOfKeys === "dynamic" && redis instanceof Cluster && redis.options.enableAutoPipelining) {
-      redis.options.autoPipeliningIgnoredCommands = [...(redis.options.autoPipeliningIgnoredCommands ?? []), name];
-    }
   }
   return (...args) => r[name](...args);
 }

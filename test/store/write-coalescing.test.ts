@@ -1,9 +1,10 @@
 /**
  * Write coalescing (src/store/write-coalescing.ts) against real Redis: the commands sent in one tick leave in
- * one socket write, in order, each with its own reply; a reconnected connection is coalesced too.
+ * one socket write, in order, each with its own reply; a reconnected connection is coalesced too; on Redis
+ * Cluster the store connection is coalesced (it does not auto-pipeline there, src/store/connection.ts).
  */
 import { Redis } from "ioredis";
-import { coalesceWrites, createQueueConnection, waitReady, type RedisConnection } from "../../src/store";
+import { closeConnection, coalesceWrites, createQueueConnection, createStoreConnection, nodeFor, waitReady, type RedisConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS, TEST_CLUSTER_NODES } from "../helpers/redis";
 
 let redis: RedisConnection;
@@ -38,6 +39,20 @@ describe("coalesceWrites", () => {
     const replies = await Promise.all([redis.incr(key), redis.incr(key), redis.get(key), redis.incrby(key, 10), redis.del(key)]);
     expect(replies).toEqual([1, 2, "2", 12, 1]);
     expect(writes.count()).toBe(1);
+  });
+
+  const cluster = TEST_CLUSTER_NODES.length ? it : it.skip;
+
+  cluster("should send a cluster store connection's commands of one tick to a node in one socket write", async () => {
+    const store = createStoreConnection(TEST_REDIS);
+    await waitReady(store);
+    const key = `${prefix}:{d}:s`;
+    await store.set(key, "0"); // connects the master of the key's slot
+    const writes = countWrites(nodeFor(store, key)!);
+    const replies = await Promise.all([store.incr(key), store.incr(key), store.get(key), store.incrby(key, 10), store.del(key)]);
+    expect(replies).toEqual([1, 2, "2", 12, 1]);
+    expect(writes.count()).toBe(1);
+    await closeConnection(store);
   });
 
   it("should keep working after a reconnect", async () => {
