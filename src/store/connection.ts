@@ -168,7 +168,7 @@ export function createRedisConnection(settings: RedisSettings | string, role: Co
       retryDelayOnTryAgain: 200,
     };
     conn = new BridgeCluster(s.clusterNodes.map(address), options);
-    if (base.enableAutoPipelining) coalesceWrites(conn);
+    if (role === "store") coalesceWrites(conn);
   } else if (s.sentinels?.length) {
     const db = Number(u.pathname.replace(/^\//, "") || 0);
     conn = new Redis({
