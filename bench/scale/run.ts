@@ -239,8 +239,10 @@ function commandsBetween(before: RedisNode[], after: RedisNode[]): Array<{ cmd: 
 /** CPU seconds of these nodes, summed by role. */
 function cpuByRole(nodes: RedisNode[]): RedisCpu {
   const out: RedisCpu = { masters: 0, replicas: 0, byMaster: [] };
-  for (const n of nodes) out[n.role === "replica" ? "replicas" : "masters"] += n.cpu;
-  for (const n of nodes) if (n.role === "master") out.byMaster.push({ port: n.port, s: n.cpu });
+  for (const n of nodes) {
+    out[n.role === "replica" ? "replicas" : "masters"] += n.cpu;
+    if (n.role === "master") out.byMaster.push({ port: n.port, s: n.cpu });
+  }
   return out;
 }
 

@@ -93,6 +93,10 @@ local function backlog_add(key, zargs)
   for s = 1, #zargs, 2000 do redis.call('ZADD', key, 'NX', unpack(zargs, s, math.min(#zargs, s + 1999))) end
 end`;
 
+/* KEYS[1] the backlog; ARGV score/member pairs. `AdmissionStore.add` alone. */
+const BACKLOG_ADD = `${BACKLOG_ADD_LUA}
+backlog_add(KEYS[1], ARGV)`;
+
 /*
   KEYS[1..6] as admit's K; ARGV[1] cap, ARGV[2] now (ms), then score/member pairs. Adds the members to the
   backlog and admits what the directory's free slots allow, in one command (admit's answer).
@@ -240,6 +244,7 @@ export class AdmissionStore {
   private readonly touchScript: (...args: string[]) => Promise<number>;
   private readonly dispatchScript: (...args: string[]) => Promise<string[]>;
   private readonly enqueueScript: (...args: string[]) => Promise<string[]>;
+  private readonly backlogAddScript: (...args: string[]) => Promise<null>;
 
   /** The highest backlog score `add` gave (see there). */
   private lastScore = 0;
@@ -253,6 +258,7 @@ export class AdmissionStore {
     this.touchScript = inlineCommand(redis, "admissionTouch", 2, TOUCH);
     this.dispatchScript = inlineCommand(redis, "admissionDispatch", "dynamic", DISPATCH);
     this.enqueueScript = inlineCommand(redis, "admissionEnqueue", 6, ENQUEUE);
+    this.backlogAddScript = inlineCommand(redis, "admissionBacklogAdd", 1, BACKLOG_ADD);
   }
 
   keys(dir: string): DirectoryQueueKeys {
@@ -268,13 +274,7 @@ export class AdmissionStore {
    * on from the last score this store gave, so batches added within one millisecond keep their order too.
    */
   async add(dir: string, members: string[], now = Date.now()): Promise<void> {
-    const k = this.keys(dir);
-    const scores = this.scores(members.length, now);
-    for (let i = 0; i < members.length; i += 1000) {
-      const args: Array<string | number> = [];
-      members.slice(i, i + 1000).forEach((m, j) => args.push(scores[i + j], m));
-      await this.redis.zadd(k.backlog, "NX", ...args);
-    }
+    await this.backlogAddScript(this.keys(dir).backlog, ...this.scoredPairs(members, now));
   }
 
   /** Backlog scores for `n` members added now, one after the other (see `add`). */
@@ -284,15 +284,19 @@ export class AdmissionStore {
     return Array.from({ length: n }, (_, i) => first + i * STEP);
   }
 
+  /** `members` with their backlog scores (see `add`), as the flat score/member pairs of a ZADD. */
+  private scoredPairs(members: string[], now: number): string[] {
+    const scores = this.scores(members.length, now);
+    return members.flatMap((m, i) => [String(scores[i]), m]);
+  }
+
   /**
    * `add`, then `admitWithTurns`, in one command (ENQUEUE): a reconcile asked for outside the outbox (a
    * follow-up, a revival, a retry, a resync) waits for one round trip before its job is added, not two.
    */
   async addAndAdmit(dir: string, cap: number, members: string[], now = Date.now()): Promise<Admitted[]> {
     const k = this.keys(dir);
-    const scores = this.scores(members.length, now);
-    const pairs = members.flatMap((m, i) => [String(scores[i]), m]);
-    return withTurns(await this.enqueueScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share, String(cap), String(now), ...pairs));
+    return withTurns(await this.enqueueScript(k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share, String(cap), String(now), ...this.scoredPairs(members, now)));
   }
 
   /**
