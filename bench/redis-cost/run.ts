@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:redis-cost` (not a test): Redis's own work for one 256-member group PATCH (issue 11 §5),
+ * counted in CPU instructions by valgrind's callgrind, split into the request's write script (writeGroup)
+ * and the background drain that applies it to the reverse index (drainMemberOf).
+ *
+ * Why instructions: this 2-core VM's speed moves by up to 2× from one run to the next (bench/scim's Redis
+ * CPU per PATCH: 0.85–0.90 ms one day, 1.83–2.00 ms another), so a timed A/B of a change to the store's
+ * Lua or key layout needs many alternating rounds to see 10%. An instruction count is the same for the same
+ * build and inputs whatever else the machine does (rounds of one build agree within ~2%), so running this on
+ * two checkouts compares them. What it does not see: memory stalls. A layout that trades instructions for
+ * pointer chasing (a skiplist per directory, say) can count fewer instructions and still take longer:
+ * confirm a change with `npm run bench:scim` (its "Redis, all of its CPU" line).
+ *
+ * It starts a private redis-server under `valgrind --tool=callgrind` (instrumentation off until measured)
+ * on a free loopback port, seeds BENCH_USERS users and a group of BENCH_GROUP_MEMBERS of them straight
+ * into the store (bench/scim's fixtures), then per round: BENCH_PATCHES PATCHes that each add 256
+ * non-members, their drain, as many PATCHes that remove the same members, and their drain, each phase
+ * counted on its own. The store's automatic drain after a write is held back (it runs in a phase of its
+ * own), so the queue holds BENCH_PATCHES entries, below the back-pressure limit where a write drains too.
+ * Prints per round the instructions per PATCH of each phase and their sum; then the median of the rounds.
+ * Needs `valgrind` and `redis-server` on PATH. Env: BENCH_USERS (20000), BENCH_GROUP_MEMBERS (15000),
+ * BENCH_PATCHES (16), BENCH_ROUNDS (3).
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { GroupStore } from "../../src/store";
+import { freePort } from "../../test/helpers/free-port";
+import { ProcessSet, untilRedisAnswers } from "../../test/helpers/processes";
+import { seedGroup, seedUsers } from "../scim/fixtures";
+import { envNumber } from "../scim/harness";
+import { median } from "../scim/report";
+
+const USERS = envNumber("BENCH_USERS", 20000);
+const GROUP_MEMBERS = envNumber("BENCH_GROUP_MEMBERS", 15000);
+const PATCHES = envNumber("BENCH_PATCHES", 16);
+const ROUNDS = envNumber("BENCH_ROUNDS", 3);
+const SIZE = 256;
+/** Millions of instructions, two decimals. */
+const M = (n: number) => `${(n / 1e6).toFixed(2)} M`;
+const PREFIX = "bench-redis-cost";
+const DIRECTORY = "d1";
+
+const PHASES = ["add: writeGroup", "add: drain", "remove: writeGroup", "remove: drain"] as const;
+type Phase = (typeof PHASES)[number];
+
+function need(command: string): void {
+  try {
+    execFileSync(command, ["--version"], { stdio: "ignore" });
+  } catch {
+    throw new Error(`${command} is not on PATH: this bench runs redis-server under valgrind (Debian: apt-get install valgrind redis-server)`);
+  }
+}
+
+/** Counts Redis's instructions while `fn` runs (callgrind_control switches instrumentation on the pid). */
+async function counted(pid: number, outDir: string, fn: () => Promise<unknown>): Promise<number> {
+  execFileSync("callgrind_control", ["--instr=on", String(pid)], { stdio: "ignore" });
+  await fn();
+  execFileSync("callgrind_control", ["--instr=off", String(pid)], { stdio: "ignore" });
+  // a dump writes what was counted since the last one into a new file and zeroes the counters
+  const before = new Set(fs.readdirSync(outDir));
+  execFileSync("callgrind_control", ["--dump", String(pid)], { stdio: "ignore" });
+  const file = fs.readdirSync(outDir).find((f) => f.startsWith("callgrind.out") && !before.has(f));
+  if (!file) throw new Error("callgrind wrote no dump");
+  const totals = /^totals: (\d+)/m.exec(fs.readFileSync(path.join(outDir, file), "utf8"));
+  if (!totals) throw new Error(`no totals in ${file}`);
+  return Number(totals[1]);
+}
+
+async function main(): Promise<void> {
+  need("valgrind");
+  need("redis-server");
+  if (USERS - GROUP_MEMBERS < SIZE * PATCHES) throw new Error(`BENCH_USERS must exceed BENCH_GROUP_MEMBERS by ${SIZE} × BENCH_PATCHES (the non-members added)`);
+  const set = new ProcessSet();
+  const redis = { client: undefined as Redis | undefined };
+  try {
+    const port = await freePort();
+    const dir = set.tempDir("redis-cost");
+    const proc = set.spawn("redis-server (callgrind)", "valgrind", [
+      "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${path.join(dir, "callgrind.out")}`,
+      "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--hz", "1",
+    ]);
+    await untilRedisAnswers(proc, port, "redis-server under valgrind", 60000);
+    const client = new Redis({ port, host: "127.0.0.1" });
+    redis.client = client;
+    const version = /redis_version:(\S+)/.exec(await client.info("server"))?.[1];
+    console.log(`bench/redis-cost — Redis ${version} under callgrind; ${USERS.toLocaleString("en-US")} users, a group of ${GROUP_MEMBERS.toLocaleString("en-US")}; per round ${PATCHES} PATCHes adding ${SIZE} non-members each, then ${PATCHES} removing them`);
+
+    const t0 = Date.now();
+    const ids = await seedUsers(client, PREFIX, DIRECTORY, 0, USERS, "cost");
+    const group = await seedGroup(client, PREFIX, DIRECTORY, "large", ids.slice(0, GROUP_MEMBERS), 200000);
+    const store = new GroupStore(client, PREFIX, 200000);
+    await store.memberOf.drain(DIRECTORY);
+    // the store asks for a drain after each member write; here the drain is a phase of its own
+    store.memberOf.request = () => undefined;
+    console.log(`(seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s, not counted)\n`);
+
+    const nonMembers = ids.slice(GROUP_MEMBERS);
+    const batches = Array.from({ length: PATCHES }, (_, k) => nonMembers.slice(k * SIZE, (k + 1) * SIZE).map((value) => ({ value })));
+    const patch = async (op: "add" | "remove") => {
+      for (const members of batches) {
+        const r = await store.write(DIRECTORY, group, { mode: "update", memberOps: [{ op, members }] });
+        if (!r.changed) throw new Error(`PATCH ${op} changed nothing`);
+      }
+    };
+    const drain = () => store.memberOf.drain(DIRECTORY);
+    // untimed warm-up: scripts loaded, the first key creations done
+    await patch("add"); await drain(); await patch("remove"); await drain();
+
+    const rounds: Array<Record<Phase, number>> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const per = (n: number) => n / PATCHES;
+      const row = {
+        "add: writeGroup": per(await counted(proc.pid, dir, () => patch("add"))),
+        "add: drain": per(await counted(proc.pid, dir, drain)),
+        "remove: writeGroup": per(await counted(proc.pid, dir, () => patch("remove"))),
+        "remove: drain": per(await counted(proc.pid, dir, drain)),
+      };
+      if (await client.hlen(store.keys(DIRECTORY).groupMembers(group)) !== GROUP_MEMBERS) throw new Error("the group's size moved: a PATCH did not apply");
+      rounds.push(row);
+      console.log(`round ${r + 1}: ${PHASES.map((p) => `${p} ${M(row[p])}`).join(", ")}; mean per PATCH, drain included, ${M(PHASES.reduce((s, p) => s + row[p], 0) / 2)}`);
+    }
+    console.log("\nmedian of the rounds, Redis instructions per 256-member PATCH:");
+    for (const p of PHASES) console.log(`  ${p.padEnd(20)} ${M(median(rounds.map((x) => x[p])))}`);
+    const both = median(rounds.map((x) => PHASES.reduce((s, p) => s + x[p], 0) / 2));
+    const drains = median(rounds.map((x) => (x["add: drain"] + x["remove: drain"]) / 2));
+    console.log(`  mean per PATCH, drain included: ${M(both)}, of which the reverse-index drain ${(100 * drains / both).toFixed(1)}%`);
+  } finally {
+    redis.client?.disconnect();
+    await set.killAll();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
