@@ -45,6 +45,9 @@ const DIRECTORY = "d1";
 const PHASES = ["add: writeGroup", "add: drain", "remove: writeGroup", "remove: drain"] as const;
 type Phase = (typeof PHASES)[number];
 
+/** The mean of an add and a remove PATCH, each with its drain. */
+const perPatch = (row: Record<Phase, number>) => PHASES.reduce((sum, p) => sum + row[p], 0) / 2;
+
 function need(command: string): void {
   try {
     execFileSync(command, ["--version"], { stdio: "ignore" });
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
   need("redis-server");
   if (USERS - GROUP_MEMBERS < SIZE * PATCHES) throw new Error(`BENCH_USERS must exceed BENCH_GROUP_MEMBERS by ${SIZE} × BENCH_PATCHES (the non-members added)`);
   const set = new ProcessSet();
-  const redis = { client: undefined as Redis | undefined };
+  let client: Redis | undefined;
   try {
     const port = await freePort();
     const dir = set.tempDir("redis-cost");
@@ -82,8 +85,7 @@ async function main(): Promise<void> {
       "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--hz", "1",
     ]);
     await untilRedisAnswers(proc, port, "redis-server under valgrind", 60000);
-    const client = new Redis({ port, host: "127.0.0.1" });
-    redis.client = client;
+    client = new Redis({ port, host: "127.0.0.1" });
     const version = /redis_version:(\S+)/.exec(await client.info("server"))?.[1];
     console.log(`bench/redis-cost — Redis ${version} under callgrind; ${USERS.toLocaleString("en-US")} users, a group of ${GROUP_MEMBERS.toLocaleString("en-US")}; per round ${PATCHES} PATCHes adding ${SIZE} non-members each, then ${PATCHES} removing them`);
 
@@ -109,8 +111,8 @@ async function main(): Promise<void> {
     await patch("add"); await drain(); await patch("remove"); await drain();
 
     const rounds: Array<Record<Phase, number>> = [];
+    const per = (n: number) => n / PATCHES;
     for (let r = 0; r < ROUNDS; r++) {
-      const per = (n: number) => n / PATCHES;
       const row = {
         "add: writeGroup": per(await counted(proc.pid, dir, () => patch("add"))),
         "add: drain": per(await counted(proc.pid, dir, drain)),
@@ -119,15 +121,15 @@ async function main(): Promise<void> {
       };
       if (await client.hlen(store.keys(DIRECTORY).groupMembers(group)) !== GROUP_MEMBERS) throw new Error("the group's size moved: a PATCH did not apply");
       rounds.push(row);
-      console.log(`round ${r + 1}: ${PHASES.map((p) => `${p} ${M(row[p])}`).join(", ")}; mean per PATCH, drain included, ${M(PHASES.reduce((s, p) => s + row[p], 0) / 2)}`);
+      console.log(`round ${r + 1}: ${PHASES.map((p) => `${p} ${M(row[p])}`).join(", ")}; mean per PATCH, drain included, ${M(perPatch(row))}`);
     }
     console.log("\nmedian of the rounds, Redis instructions per 256-member PATCH:");
     for (const p of PHASES) console.log(`  ${p.padEnd(20)} ${M(median(rounds.map((x) => x[p])))}`);
-    const both = median(rounds.map((x) => PHASES.reduce((s, p) => s + x[p], 0) / 2));
+    const both = median(rounds.map(perPatch));
     const drains = median(rounds.map((x) => (x["add: drain"] + x["remove: drain"]) / 2));
     console.log(`  mean per PATCH, drain included: ${M(both)}, of which the reverse-index drain ${(100 * drains / both).toFixed(1)}%`);
   } finally {
-    redis.client?.disconnect();
+    client?.disconnect();
     await set.killAll();
   }
 }
