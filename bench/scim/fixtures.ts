@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { groupBody, userBody } from "../../src/scim/resources/input";
-import { GroupStore, UserStore } from "../../src/store";
+import { GroupStore, UserStore, type LargeGroups } from "../../src/store";
 
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
@@ -60,9 +60,12 @@ export async function seedUsers(redis: Redis, keyPrefix: string, directoryId: st
   return jobs.map((j) => j.id);
 }
 
-/** Creates a group in our store and adds `memberIds` in batches of 5,000; returns the group id. */
-export async function seedGroup(redis: Redis, keyPrefix: string, directoryId: string, displayName: string, memberIds: string[], maxMembers: number): Promise<string> {
-  const store = new GroupStore(redis, keyPrefix, maxMembers);
+/**
+ * Creates a group in our store and adds `memberIds` in batches of 5,000; returns the group id. `large`: when
+ * it counts as large (the server's default unless given).
+ */
+export async function seedGroup(redis: Redis, keyPrefix: string, directoryId: string, displayName: string, memberIds: string[], maxMembers: number, large?: LargeGroups): Promise<string> {
+  const store = new GroupStore(redis, keyPrefix, maxMembers, undefined, undefined, large);
   const id = randomUUID();
   await store.write(directoryId, id, { mode: "create", body: groupBody({ schemas: [GROUP_SCHEMA], displayName }).body, memberOps: [] });
   for (let i = 0; i < memberIds.length; i += 5000) {

@@ -267,6 +267,13 @@ export const configSchema = strictObject({
         maxConcurrentScans: z.number().int().positive().default(1),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
+        /**
+         * Size from which a group is large: it leaves the reverse index (which groups each user is in) for
+         * good, so its member changes cost Redis less, and reading a user's groups checks it directly.
+         */
+        largeGroupMembers: z.number().int().positive().default(1000),
+        /** Most large groups per directory (each adds one Redis lookup to every read of a user's groups). */
+        largeGroupsPerDirectory: z.number().int().nonnegative().default(8),
       })
       .prefault({}),
     auth: strictObject({

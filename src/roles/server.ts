@@ -19,7 +19,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
+import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -84,7 +84,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   // writes answered once replicas hold them run on a connection of their own (store/replica-ack.ts)
   const replicaAck = await ReplicaAck.open(config.redis, logger).catch((err: Error) => { redis.disconnect(); throw err; });
   const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs, replicaAck);
-  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck);
+  const groups = new GroupStore(redis, config.redis.keyPrefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck, largeGroups(config));
   // the operator surface enqueues (resync, retry), so it uses a connection that rides out Redis restarts
   const opsRedis = createQueueConnection(config.redis);
   opsRedis.on("error", () => undefined);

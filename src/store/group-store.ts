@@ -49,6 +49,24 @@ function memberOpsJson(ops: MemberOp[]): string {
   return json.includes("\\ud") ? encode(wellFormed) : json;
 }
 
+/**
+ * When a group counts as large: from `members` members on, unless its directory already has `perDirectory`
+ * large groups. A large group leaves the reverse index for good (commands/includes/drainMemberOf.lua):
+ * its member changes cost Redis no reverse-index work, and each read of a member's groups checks its member
+ * hash instead (one HEXISTS per large group of the directory).
+ */
+export interface LargeGroups {
+  members: number;
+  perDirectory: number;
+}
+/** The defaults of scim.largeGroupMembers and scim.largeGroupsPerDirectory. */
+export const LARGE_GROUPS: LargeGroups = { members: 1000, perDirectory: 8 };
+
+/** LargeGroups from the `scim` options. */
+export function largeGroups(config: { scim: { largeGroupMembers: number; largeGroupsPerDirectory: number } }): LargeGroups {
+  return { members: config.scim.largeGroupMembers, perDirectory: config.scim.largeGroupsPerDirectory };
+}
+
 /** Groups of every directory, on one Redis connection (writes on a second one with `replicaAck`). */
 export class GroupStore {
   private readonly redis: RedisConnection & StoreCommands;
@@ -60,11 +78,11 @@ export class GroupStore {
   private readonly writer: RedisConnection & StoreCommands;
   /**
    * `writeSettleMs`: how long a write whose answer was lost waits for Redis to settle it (write-settle.ts);
-   * `replicaAck`: writes are answered once replicas hold them (replica-ack.ts).
+   * `replicaAck`: writes are answered once replicas hold them (replica-ack.ts); `large`: see LargeGroups.
    */
   constructor(
     redis: RedisConnection, private readonly keyPrefix: string, private readonly maxMembers = 200000, private readonly writeSettleMs = 10000,
-    private readonly replicaAck?: ReplicaAck,
+    private readonly replicaAck?: ReplicaAck, private readonly large: LargeGroups = LARGE_GROUPS,
   ) {
     this.redis = defineStoreCommands(redis);
     this.writer = replicaAck ? defineStoreCommands(replicaAck.connection) : this.redis;
@@ -87,11 +105,14 @@ export class GroupStore {
       displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
       w.uniqueExternalId ? "1" : "",
     ];
-    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => this.writer.writeGroup(k.groups, ...args, rid, ttl), this.replicaAck);
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
+      this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory)), this.replicaAck);
     switch (r[0]) {
       case "OK":
       case "NOOP":
-        if (r[0] === "OK" && w.memberOps?.length) this.memberOf.request(directoryId);
+        // "0": nothing queued for the reverse index (a large group's members, a body-only change); a reply
+        // kept by an earlier release has no such field
+        if (r[0] === "OK" && r[4] !== "0") this.memberOf.request(directoryId);
         if (r[0] === "OK") this.signal.notify(directoryId);
         return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
       case "CONFLICT": throw new StoreConflictError("Group", r[1]);

@@ -28,6 +28,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:gm:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "gm:.+") },
   { pattern: "<kp>:{<dir>}:groups", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "groups") },
   { pattern: "<kp>:{<dir>}:mg:<value>", type: "SET", module: "keys.ts", match: (kp) => dir(kp, "mg:.+") },
+  { pattern: "<kp>:{<dir>}:lg", type: "SET", module: "keys.ts", match: (kp) => dir(kp, "lg") },
   { pattern: "<kp>:{<dir>}:seq", type: "STRING", module: "keys.ts", match: (kp) => dir(kp, "seq") },
   { pattern: "<kp>:{<dir>}:mgq", type: "STREAM", module: "keys.ts (member-of-drain.ts)", match: (kp) => dir(kp, "mgq") },
   { pattern: "<kp>:{<dir>}:rq:<request>", type: "STRING", module: "keys.ts (write-settle.ts)", match: (kp) => dir(kp, "rq:.+") },

@@ -12,7 +12,10 @@
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
  *   P groups       ZSET   group ids scored by creation sequence
  *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of: the reverse
- *                         index, brought up to date from P mgq after the member write has answered
+ *                         index, brought up to date from P mgq after the member write has answered.
+ *                         Large groups (P lg) are left out: readers check their member hashes instead
+ *   P lg           SET    ids of the directory's large groups: groups that reached scim.largeGroupMembers
+ *                         members (at most scim.largeGroupsPerDirectory); they stay large until deleted
  *   P mgq          STREAM membership changes not yet in the reverse index: g (group id), a (values that
  *                         joined), r (values that left), "\n"-separated. Every script that reads mg:
  *                         applies it first (commands/includes/drainMemberOf.lua), so readers see mg: exact

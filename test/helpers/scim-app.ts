@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config/load";
 import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
-import { GroupStore, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { GroupStore, largeGroups, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { createLogger } from "../../src/observability/logger";
 import { cleanPrefix, testPrefix, TEST_REDIS_ENV, TEST_SCIM_REDIS_URL } from "./redis";
 
@@ -45,7 +45,7 @@ export async function startScim(overrides: Record<string, unknown> = {}): Promis
   const redis = createStoreConnection(config.redis);
   await waitReady(redis);
   const users = new UserStore(redis, prefix);
-  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
+  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, undefined, largeGroups(config));
   const app = createScimApp({ config, users, groups, logger: createLogger("silent") });
   return {
     app, config, redis, prefix, users, groups,

@@ -13,7 +13,7 @@ import type { Config } from "../../src/config/schema";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
 import { createLogger } from "../../src/observability/logger";
-import { GroupStore, ReplicaAck, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { GroupStore, largeGroups, ReplicaAck, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { SyncQueues } from "../../src/sync/queues";
@@ -156,7 +156,7 @@ export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {
   await waitReady(redis);
   const replicaAck = await ReplicaAck.open(config.redis);
   const users = new UserStore(redis, prefix, config.redis.writeSettleMs, replicaAck);
-  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck);
+  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, replicaAck, largeGroups(config));
   const state = new SyncStateStore(redis, prefix);
   const logger = createLogger("silent");
   const app = createScimApp({ config, users, groups, logger });

@@ -37,9 +37,12 @@ for _, ix in ipairs({{'gn', cur[2]}, {'gx', cur[3]}}) do
   end
 end
 drainMemberOf(P) -- the reverse index made exact first
-for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
+-- a large group has no reverse-index entries to remove (includes/drainMemberOf.lua)
+if redis.call('SREM', P .. 'lg', id) == 0 then
+  for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
+end
 local mg = P .. 'mg:' .. id
-for _, parent in ipairs(redis.call('SMEMBERS', mg)) do
+for _, parent in ipairs(groupsOf(P, id, redis.call('SMEMBERS', P .. 'lg'))) do
   if redis.call('HDEL', P .. 'gm:' .. parent, id) == 1 then
     local pv = redis.call('HINCRBY', P .. 'g:' .. parent, 'v', 1)
     redis.call('HSET', P .. 'g:' .. parent, 'm', now)

@@ -13,7 +13,8 @@
     ARGV[1]  <P>
     ARGV[2]  user id
     ARGV[3…] group ids, or the single value "*": the groups the user is a member of now, read here from the
-             reverse index <P>mg:<id> (after draining <P>mgq, as every reader of it does). The caller sends
+             reverse index <P>mg:<id> (after draining <P>mgq, as every reader of it does) and the large groups'
+             member hashes (includes/drainMemberOf.lua). The caller sends
              this right behind its sync-state write, so the groups are read after that write, in one
              round trip with it.
 ]]
@@ -22,7 +23,7 @@ local P, id = ARGV[1], ARGV[2]
 local groups = {}
 if ARGV[3] == '*' and #ARGV == 3 then
   if redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
-  groups = redis.call('SMEMBERS', P .. 'mg:' .. id)
+  groups = groupsOf(P, id, redis.call('SMEMBERS', P .. 'lg'))
 else
   for i = 3, #ARGV do groups[#groups + 1] = ARGV[i] end
 end

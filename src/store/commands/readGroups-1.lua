@@ -15,12 +15,13 @@
 local P, withMembers, mode = ARGV[1], ARGV[2] == '1', ARGV[3]
 -- "mg" reads the reverse index: apply pending membership changes first (usually none)
 if mode == 'mg' and redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
+local large = mode == 'mg' and redis.call('SMEMBERS', P .. 'lg') or {}
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 4, #ARGV do
   local val = ARGV[i]
   if mode == 'ids' then push(val)
-  elseif mode == 'mg' then for _, gid in ipairs(redis.call('SMEMBERS', P .. 'mg:' .. val)) do push(gid) end
+  elseif mode == 'mg' then for _, gid in ipairs(groupsOf(P, val, large)) do push(gid) end
   else
     -- gn (lower displayName) and gx (externalId): non-unique, "<value>\0<id>" in ix:gns / ix:gxs;
     -- ix:gn / ix:gx are their hashes of earlier releases, read until the start-up migration moved them

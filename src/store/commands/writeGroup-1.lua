@@ -25,9 +25,14 @@
     ARGV[14]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
              call that finds it there returns it without running again (see settleWrite-1.lua)
     ARGV[15]  seconds to keep that result
+    ARGV[16]  large-group size (option scim.largeGroupMembers): a group that reaches it leaves the reverse
+             index for good (includes/drainMemberOf.lua), unless the directory has ARGV[17] large groups
+    ARGV[17]  most large groups per directory (option scim.largeGroupsPerDirectory)
 
   Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
-          {"OK"|"NOOP", version, created, lastModified}
+          {"OK", version, created, lastModified, queued} | {"NOOP", version, created, lastModified}
+          (queued: "1" when the write left membership changes for the reverse index in <P>mgq, for the
+          caller to ask for a drain; "0" otherwise)
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
           {"INVALID", memberValue} | {"TOOMANY", limit}
 ]]
@@ -40,6 +45,8 @@ if settled then return settled end
 local MEMBER_OF_QUEUE_LIMIT = 256
 -- member changes one write applies when the queue is over its limit (more than one 256-member entry: it shrinks)
 local MEMBER_OF_DRAIN_BUDGET = 1024
+-- a group becomes large only with at most this many times the large-group size indexed before the write
+local LARGE_CLEANUP_MAX = 4
 
 -- the write itself (left unindented)
 local function run()
@@ -47,6 +54,7 @@ local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local oldD, newD, n, x, dn = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxMembers = tonumber(ARGV[11])
 local uniqueX = ARGV[13] == '1'
+local largeSize, largeMax = tonumber(ARGV[16]), tonumber(ARGV[17])
 local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
 local exists = redis.call('EXISTS', key) == 1
 
@@ -132,6 +140,7 @@ end
 -- current entries of the touched members, read and written in batches: one HMGET/HSET/HDEL per
 -- BATCH members instead of one call per member (BATCH stays far below Lua's unpack limit of 8000)
 local now_vals, size = {}, exists and redis.call('HLEN', gm) or 0
+local sizeBefore = size
 for s = 1, #order, BATCH do
   local e = math.min(#order, s + BATCH - 1)
   local got = redis.call('HMGET', gm, unpack(order, s, e))
@@ -177,12 +186,31 @@ if #dels > 0 or #sets > 0 then
 end
 -- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
 -- left, applied later in the background and by any script before it reads the index
--- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member
-if #joined > 0 or #dels > 0 then
-  redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
-  -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
-  -- queue (and what a reader may have to apply) stays bounded
-  if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, MEMBER_OF_DRAIN_BUDGET) end
+-- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member.
+-- A large group (<P>lg) is not in the reverse index at all: its member writes queue nothing.
+local queued = '0'
+if (#joined > 0 or #dels > 0) and not (exists and redis.call('SISMEMBER', P .. 'lg', id) == 1) then
+  -- the group becomes large: the reverse index made exact for every earlier write, then the group's
+  -- entries taken out of it (its members before this write, and those this write removed); once per group.
+  -- Only while that clean-up is short: it costs Redis ~5.6 µs per member before the write (281 ms for a
+  -- 50,000-member group, during which every other client waits), so a group indexed before it could
+  -- become large (an earlier release's, or one past the directory's cap) stays indexed beyond 4× the size
+  if size >= largeSize and sizeBefore <= LARGE_CLEANUP_MAX * largeSize and redis.call('SCARD', P .. 'lg') < largeMax then
+    drainMemberOf(P)
+    local new = {}
+    for _, v in ipairs(joined) do new[v] = true end
+    for _, v in ipairs(redis.call('HKEYS', gm)) do
+      if not new[v] then redis.call('SREM', P .. 'mg:' .. v, id) end
+    end
+    for _, v in ipairs(dels) do redis.call('SREM', P .. 'mg:' .. v, id) end
+    redis.call('SADD', P .. 'lg', id)
+  else
+    redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
+    queued = '1'
+    -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
+    -- queue (and what a reader may have to apply) stays bounded
+    if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, MEMBER_OF_DRAIN_BUDGET) end
+  end
 end
 
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
@@ -206,7 +234,7 @@ local c = cur.c or now
 redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
 if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
-return {'OK', tostring(v), c, now}
+return {'OK', tostring(v), c, now, queued}
 end
 
 local out = run()
