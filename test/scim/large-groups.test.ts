@@ -6,41 +6,19 @@
  * members from before the group became large and after. The background drain is off, so any pending
  * reverse-index change must be applied by the readers themselves.
  */
-import request from "supertest";
+import { membershipCalls } from "../helpers/membership";
 import { startScim, type TestScim } from "../helpers/scim-app";
-import { userBody } from "../helpers/expect-scim";
 
 let s: TestScim;
-const U = "/scim/v2/acme/Users";
-const G = "/scim/v2/acme/Groups";
-const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-const api = () => request(s.app);
+const { user, group, members, groupsOf, groupsWith, memberValues, deleteUser, deleteGroup, pending } = membershipCalls(() => s);
 const key = (suffix: string) => `${s.prefix}:{acme}:${suffix}`;
+const large = async () => (await s.redis.smembers(key("lg"))).sort();
 
 beforeAll(async () => {
   s = await startScim({ scim: { largeGroupMembers: 3, largeGroupsPerDirectory: 1 } });
   s.groups.memberOf.request = () => undefined;
 });
 afterAll(async () => s.close());
-
-async function user(name: string): Promise<string> {
-  const res = await api().post(U).set(s.auth()).send(userBody(name));
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-async function group(name: string, memberIds: string[] = []): Promise<string> {
-  const res = await api().post(G).set(s.auth()).send({ displayName: name, members: memberIds.map((value) => ({ value })) });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-const members = (id: string, op: "add" | "remove", values: string[]) =>
-  api().patch(`${G}/${id}`).set(s.auth()).send({ schemas: [PATCH], Operations: [{ op, path: "members", value: values.map((value) => ({ value })) }] });
-const groupsOf = async (userId: string) => ((await api().get(`${U}/${userId}`).set(s.auth())).body.groups ?? []).map((g: { value: string }) => g.value).sort();
-const groupsWith = async (member: string) => ((await api().get(`${G}?filter=${encodeURIComponent(`members.value eq "${member}"`)}&excludedAttributes=members`).set(s.auth()))
-  .body.Resources as Array<{ id: string }>).map((g) => g.id).sort();
-const memberValues = async (gid: string) => ((await api().get(`${G}/${gid}`).set(s.auth())).body.members ?? []).map((m: { value: string }) => m.value).sort();
-const large = async () => (await s.redis.smembers(key("lg"))).sort();
-const pending = () => s.redis.xlen(key("mgq"));
 
 describe("a group that reaches scim.largeGroupMembers", () => {
   let big: string;
@@ -104,12 +82,12 @@ describe("a group that reaches scim.largeGroupMembers", () => {
     expect(await pending()).toBeGreaterThan(0);
     expect(await groupsOf(u[3])).toEqual([big, second].sort());
     expect(await s.redis.sismember(key(`mg:${u[3]}`), second)).toBe(1);
-    expect((await api().delete(`${G}/${second}`).set(s.auth())).status).toBe(204);
+    expect(await deleteGroup(second)).toBe(204);
     expect(await groupsOf(u[3])).toEqual([big]);
   });
 
   it("should take a deleted user out of a large group", async () => {
-    expect((await api().delete(`${U}/${u[3]}`).set(s.auth())).status).toBe(204);
+    expect(await deleteUser(u[3])).toBe(204);
     expect(await memberValues(big)).toEqual([u[0], u[2]].sort());
     expect(await s.redis.exists(key(`mg:${u[3]}`))).toBe(0);
   });
@@ -118,7 +96,7 @@ describe("a group that reaches scim.largeGroupMembers", () => {
     const nested = await group("LG Nested");
     expect((await members(big, "add", [nested])).status).toBe(204);
     expect(await groupsWith(nested)).toEqual([big]);
-    expect((await api().delete(`${G}/${nested}`).set(s.auth())).status).toBe(204);
+    expect(await deleteGroup(nested)).toBe(204);
     expect(await memberValues(big)).toEqual([u[0], u[2]].sort());
   });
 
@@ -127,7 +105,7 @@ describe("a group that reaches scim.largeGroupMembers", () => {
     const many: string[] = [];
     for (let i = 0; i < 13; i++) many.push(await user(`lg.many${i}`));
     const wide = await group("LG Wide", many);
-    expect((await api().delete(`${G}/${big}`).set(s.auth())).status).toBe(204);
+    expect(await deleteGroup(big)).toBe(204);
     expect(await large()).toEqual([]);
     expect(await groupsOf(u[0])).toEqual([small]);
     expect(await groupsWith(u[2])).toEqual([]);

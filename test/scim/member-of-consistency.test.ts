@@ -5,35 +5,14 @@
  * the PATCH answer — here with the background drain switched off, so only the read-side application of
  * pending changes can make them so — and the background drain empties the queue by itself.
  */
-import request from "supertest";
+import { membershipCalls } from "../helpers/membership";
 import { startScim, type TestScim } from "../helpers/scim-app";
-import { userBody } from "../helpers/expect-scim";
 
 let s: TestScim;
-const U = "/scim/v2/acme/Users";
-const G = "/scim/v2/acme/Groups";
-const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-const api = () => request(s.app);
+const { user, group, members, groupsOf, groupsWith, memberValues, deleteUser, deleteGroup, pending } = membershipCalls(() => s);
 
 beforeAll(async () => { s = await startScim(); });
 afterAll(async () => s.close());
-
-async function user(name: string): Promise<string> {
-  const res = await api().post(U).set(s.auth()).send(userBody(name));
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-async function group(name: string): Promise<string> {
-  const res = await api().post(G).set(s.auth()).send({ displayName: name });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-const members = (id: string, op: "add" | "remove", values: string[]) =>
-  api().patch(`${G}/${id}`).set(s.auth()).send({ schemas: [PATCH], Operations: [{ op, path: "members", value: values.map((value) => ({ value })) }] });
-const groupsOf = async (userId: string) => ((await api().get(`${U}/${userId}`).set(s.auth())).body.groups ?? []).map((g: { value: string }) => g.value).sort();
-const groupsWith = async (member: string) => ((await api().get(`${G}?filter=${encodeURIComponent(`members.value eq "${member}"`)}&excludedAttributes=members`).set(s.auth()))
-  .body.Resources as Array<{ id: string }>).map((g) => g.id).sort();
-const pending = () => s.redis.xlen(`${s.prefix}:{acme}:mgq`);
 
 describe("the reverse index with the background drain off", () => {
   let request0: typeof s.groups.memberOf.request;
@@ -74,8 +53,8 @@ describe("the reverse index with the background drain off", () => {
     expect((await members(g1, "add", [u])).status).toBe(204);
     expect((await members(g2, "add", [u])).status).toBe(204);
     expect(await pending()).toBeGreaterThan(0);
-    expect((await api().delete(`${U}/${u}`).set(s.auth())).status).toBe(204);
-    for (const g of [g1, g2]) expect((await api().get(`${G}/${g}`).set(s.auth())).body.members).toBeUndefined();
+    expect(await deleteUser(u)).toBe(204);
+    for (const g of [g1, g2]) expect(await memberValues(g)).toEqual([]);
     expect(await s.redis.exists(`${s.prefix}:{acme}:mg:${u}`)).toBe(0);
   });
 
@@ -96,7 +75,7 @@ describe("the reverse index with the background drain off", () => {
     const u = await user("mo.groupdel");
     const g = await group("MO Group Del");
     expect((await members(g, "add", [u])).status).toBe(204);
-    expect((await api().delete(`${G}/${g}`).set(s.auth())).status).toBe(204);
+    expect(await deleteGroup(g)).toBe(204);
     expect(await groupsOf(u)).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@
  */
 import { startSyncEnv, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
-import { createGroup, createUser, simGroup, simUser, waitStatus } from "../helpers/sync-wait";
+import { createUser, simUser, waitStatus } from "../helpers/sync-wait";
 import { waitFor } from "../helpers/sync-env";
+import { groupFollowsMemberLifecycle } from "../helpers/member-lifecycle";
 
 let e: SyncEnv;
 beforeAll(async () => {
@@ -76,23 +77,6 @@ describe("workforce target: user lifecycle", () => {
   });
 
   it("should remove a deactivated user from its platform groups and add it back on reactivation (DESIGN §2)", async () => {
-    const stay = await createUser(e, "wf", "stays@example.com");
-    const goes = await createUser(e, "wf", "goes@example.com");
-    const gid = await createGroup(e, "wf", "Lifecycle Team", [stay, goes]);
-    await waitStatus(e, "wf", "user", goes, "synced");
-    const pids = { stay: (await waitStatus(e, "wf", "user", stay, "synced")).platformId, goes: (await e.state.get("wf", "user", goes)).platformId };
-    const members = async () => ((await simGroup(e, "Lifecycle Team"))?.members ?? []).map((m) => m.value).sort();
-    await waitFor(async () => (await members()).length === 2, 10000, "both members on the platform");
-
-    await e.scim("wf").patch(`/Users/${goes}`, { Operations: [{ op: "replace", value: { active: false } }] });
-    await waitStatus(e, "wf", "user", goes, "deprovisioned");
-    await waitFor(async () => JSON.stringify(await members()) === JSON.stringify([pids.stay]), 10000, "the deactivated user to leave the group");
-
-    await e.scim("wf").patch(`/Users/${goes}`, { Operations: [{ op: "replace", value: { active: true } }] });
-    await waitFor(async () => (await members()).length === 2, 10000, "the reactivated user back in the group");
-
-    expect((await e.scim("wf").delete(`/Users/${goes}`)).status).toBe(204);
-    await waitFor(async () => JSON.stringify(await members()) === JSON.stringify([pids.stay]), 10000, "the deleted user to leave the group");
-    expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
+    await groupFollowsMemberLifecycle(e, "Lifecycle Team", { stays: "stays@example.com", goes: "goes@example.com" });
   });
 });
