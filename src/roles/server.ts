@@ -16,13 +16,10 @@ import type { Metrics } from "../observability/metrics";
 import { requestLog } from "../observability/request-log";
 import { createScimApp } from "../scim/app";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
+import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import {
-  ActivityStore, COUNTER_FLUSH_MS, GroupStore, largeGroups, MinuteCounters, ReplicaAck, TRAIL_FLUSH_MS, UserStore, closeConnection, createQueueConnection,
-  createStoreConnection, migrateIndexes, waitReady,
-} from "../store";
+import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -30,18 +27,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The SCIM server's handle. */
-export interface ScimServer extends RunningServer {
-  /** Writes the IdP trail events and chart counts buffered so far (written a few times a second, and by `close`). */
-  flushTrail(): Promise<void>;
-}
-
 export interface ServerOptions {
   metrics?: Metrics;
   /** What /readyz checks beyond Redis (default: a server-only process). */
   probe?: RoleProbe;
-  /** How often the IdP trail events are written (default TRAIL_FLUSH_MS; tests). */
-  trailFlushMs?: number;
 }
 
 async function listen(app: Express, host: string, port: number): Promise<{ server: http.Server; url: string; port: number }> {
@@ -85,7 +74,7 @@ function opsRoutes(app: Express, ops: OpsContext, probe: RoleProbe, metrics?: Me
 }
 
 /** Starts the SCIM HTTP server; resolves once it listens. */
-export async function startServer(config: Config, logger: Logger, opts: ServerOptions = {}): Promise<ScimServer> {
+export async function startServer(config: Config, logger: Logger, opts: ServerOptions = {}): Promise<RunningServer> {
   const redis = createStoreConnection(config.redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
@@ -111,16 +100,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger, registry }));
   app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));
   if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(registry, opts.metrics));
-  // the IdP's trail events and chart counts are buffered and written a few times a second (activity-store.ts)
-  const trail = {
-    activity: new ActivityStore(redis, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays, opts.trailFlushMs ?? TRAIL_FLUSH_MS),
-    counters: new MinuteCounters(redis, config.redis.keyPrefix, COUNTER_FLUSH_MS),
-  };
-  // a directory this server stops serving (disabled, deleted) is purged: its buffered trail must not follow
-  registry.onChange((id, after) => {
-    if (!after || !isServed(after)) { trail.activity.forget(id); trail.counters.forget(id); }
-  });
-  app.use(createScimApp({ config, users, groups, logger, registry, trail }));
+  app.use(createScimApp({ config, users, groups, logger, registry }));
   // errors raised by this app's own layers (e.g. a malformed %-escape in /scim/v2/:directoryId, matched by
   // the metrics middleware) skip the mounted SCIM app's handlers: answer them in SCIM form too, never
   // with Express's default HTML page and its stack trace
@@ -129,11 +109,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   const { server, url, port } = await listen(app, config.server.host, config.server.port);
   return {
     url, port,
-    flushTrail: async () => { await Promise.all([trail.activity.flush(), trail.counters.flush()]); },
     close: async () => {
       await closer(server);
-      await trail.activity.close().catch(() => undefined);
-      await trail.counters.close().catch(() => undefined);
       await registry.stop();
       await ops.queues.close();
       await closeConnection(opsRedis);

@@ -20,7 +20,7 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
-  ActivityStore, COUNTER_FLUSH_MS, MinuteCounters, GroupStore, largeGroups, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
+  ActivityStore, MinuteCounters, GroupStore, largeGroups, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -41,6 +41,8 @@ import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
 import { inLanes } from "../sync/lanes";
 import { periodic } from "../sync/periodic";
 
+/** How often a worker writes its per-minute counters (src/store/minute-counters.ts). */
+const COUNTER_FLUSH_MS = 1000;
 /** Directories registered at once while a worker starts (each is a few round trips). */
 const STARTUP_LANES = 32;
 

@@ -33,11 +33,6 @@ export interface ScimAppDeps {
   redis?: RedisConnection;
   /** The directories served, kept current (default: the config file's only). */
   registry?: DirectoryRegistry;
-  /**
-   * Where accepted writes leave their trace: the IdP events of the activity trail and the `idp` chart series
-   * (default: written as each write is answered; the server role buffers them, see ActivityStore).
-   */
-  trail?: { activity: ActivityStore; counters: MinuteCounters };
 }
 
 /** The store's write options of a directory (its settings may change at runtime: read per request). */
@@ -57,7 +52,7 @@ function noteChanges<T extends UserStore | GroupStore>(store: T, res: express.Re
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
 /** Builds the SCIM express app for every configured directory. */
-export function createScimApp({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config), trail }: ScimAppDeps): Express {
+export function createScimApp({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Express {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -97,10 +92,8 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
     }
     next();
   });
-  const { activity, counters } = trail ?? {
-    activity: new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays),
-    counters: new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix),
-  };
+  const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
+  const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
   dir.use("/Users", idpActivity(activity, "user", counters), usersRouter());
   dir.use("/Groups", idpActivity(activity, "group", counters), groupsRouter());
   dir.use(rootSearchRouter());

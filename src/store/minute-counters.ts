@@ -20,9 +20,6 @@ import { inlineCommand } from "./scripts";
 export const SERIES = ["idp", "calls", "callFailures", "queue", "lag"] as const;
 export type Series = typeof SERIES[number];
 
-/** How often a worker or server writes its buffered counts (the `flushMs` below). */
-export const COUNTER_FLUSH_MS = 1000;
-
 const DAY_MINUTES = 24 * 60;
 /** A trim of one series happens at most this often per process. */
 const TRIM_EVERY_MS = 10 * 60_000;
