@@ -2,7 +2,7 @@
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import { DirectoryRegistry } from "../directories/registry";
-import { GroupStore, largeGroups, ResyncStore, SyncStateStore, UserStore } from "../store";
+import { GroupStore, ResyncStore, SyncStateStore, UserStore } from "../store";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { SyncQueues } from "../sync/queues";
 
@@ -29,7 +29,7 @@ export function createOpsContext(config: Config, redis: RedisConnection, registr
   registry.onChange((id, after) => { if (after) queues.register(id, after.dir.concurrency); else queues.unregister(id); });
   return {
     config, redis, registry, queues,
-    users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers, config.redis.writeSettleMs, undefined, largeGroups(config)),
+    users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
     state: new SyncStateStore(redis, p), resyncs: new ResyncStore(redis, p), usage: new ExternalUserUsage(redis, p),
   };
 }

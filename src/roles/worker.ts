@@ -20,7 +20,7 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
-  ActivityStore, MinuteCounters, GroupStore, largeGroups, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
+  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -95,7 +95,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   const prefix = config.redis.keyPrefix;
   const users = new UserStore(redis, prefix);
-  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers, config.redis.writeSettleMs, undefined, largeGroups(config));
+  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
   const state = new SyncStateStore(redis, prefix);
   const usage = new ExternalUserUsage(redis, prefix);
   const claims = new NameClaims(redis, prefix);

@@ -63,6 +63,7 @@ export class DirectoryKeys {
   memberOf(value: string): string { return `${this.prefix}mg:${value}`; }
   get users(): string { return `${this.prefix}users`; }
   get groups(): string { return `${this.prefix}groups`; }
+  get largeGroups(): string { return `${this.prefix}lg`; }
   get outbox(): string { return `${this.prefix}outbox`; }
 }
 

@@ -12,7 +12,7 @@ import { startScim, type TestScim } from "../helpers/scim-app";
 let s: TestScim;
 const { user, group, members, groupsOf, groupsWith, memberValues, deleteUser, deleteGroup, pending } = membershipCalls(() => s);
 const key = (suffix: string) => `${s.prefix}:{acme}:${suffix}`;
-const large = async () => (await s.redis.smembers(key("lg"))).sort();
+const large = async () => (await s.redis.smembers(s.groups.keys("acme").largeGroups)).sort();
 
 beforeAll(async () => {
   s = await startScim({ scim: { largeGroupMembers: 3, largeGroupsPerDirectory: 1 } });

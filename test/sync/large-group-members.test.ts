@@ -13,6 +13,6 @@ afterAll(async () => e.close());
 describe("workforce target: members of a large group", () => {
   it("should take a deactivated user out of the platform group, add it back on reactivation, and drop it on delete", async () => {
     const gid = await groupFollowsMemberLifecycle(e, "Large Team", { stays: "large.stays@example.com", goes: "large.goes@example.com" });
-    expect(await e.redis.smembers(`${e.prefix}:{wf}:lg`)).toEqual([gid]);
+    expect(await e.redis.smembers(e.groups.keys("wf").largeGroups)).toEqual([gid]);
   });
 });

@@ -42,7 +42,7 @@ if redis.call('SREM', P .. 'lg', id) == 0 then
   for _, v in ipairs(redis.call('HKEYS', gm)) do redis.call('SREM', P .. 'mg:' .. v, id) end
 end
 local mg = P .. 'mg:' .. id
-for _, parent in ipairs(groupsOf(P, id, redis.call('SMEMBERS', P .. 'lg'))) do
+for _, parent in ipairs(groupsOf(P, id, largeGroups(P))) do
   if redis.call('HDEL', P .. 'gm:' .. parent, id) == 1 then
     local pv = redis.call('HINCRBY', P .. 'g:' .. parent, 'v', 1)
     redis.call('HSET', P .. 'g:' .. parent, 'm', now)

@@ -41,7 +41,7 @@ end
 -- referential integrity: a deleted user leaves every group it was in (the reverse index made exact first)
 drainMemberOf(P)
 local mg = P .. 'mg:' .. id
-for _, gid in ipairs(groupsOf(P, id, redis.call('SMEMBERS', P .. 'lg'))) do
+for _, gid in ipairs(groupsOf(P, id, largeGroups(P))) do
   if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then
     redis.call('HSET', P .. 's:gch:' .. gid, id, redis.call('INCR', P .. 's:gcseq')) -- for the group's reconcile (groupMemberDelta-2.lua)
     local gv = redis.call('HINCRBY', P .. 'g:' .. gid, 'v', 1)

@@ -23,7 +23,7 @@ local P, id = ARGV[1], ARGV[2]
 local groups = {}
 if ARGV[3] == '*' and #ARGV == 3 then
   if redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
-  groups = groupsOf(P, id, redis.call('SMEMBERS', P .. 'lg'))
+  groups = groupsOf(P, id, largeGroups(P))
 else
   for i = 3, #ARGV do groups[#groups + 1] = ARGV[i] end
 end

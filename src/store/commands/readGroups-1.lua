@@ -15,7 +15,7 @@
 local P, withMembers, mode = ARGV[1], ARGV[2] == '1', ARGV[3]
 -- "mg" reads the reverse index: apply pending membership changes first (usually none)
 if mode == 'mg' and redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
-local large = mode == 'mg' and redis.call('SMEMBERS', P .. 'lg') or {}
+local large = mode == 'mg' and largeGroups(P)
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 4, #ARGV do

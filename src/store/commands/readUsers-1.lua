@@ -18,7 +18,7 @@ local bare = mode == 'bare'
 if bare then mode = 'ids' end
 -- each user's groups come from the reverse index: apply pending membership changes first (usually none)
 if not bare and redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
-local large = bare and {} or redis.call('SMEMBERS', P .. 'lg')
+local large = not bare and largeGroups(P)
 local ids, seen = {}, {}
 local function push(id) if id and not seen[id] then seen[id] = true; ids[#ids + 1] = id end end
 for i = 3, #ARGV do
@@ -39,7 +39,7 @@ for _, id in ipairs(ids) do
   local h = redis.call('HMGET', P .. 'u:' .. id, 'd', 'v', 'c', 'm')
   if h[1] then
     local row = {id, h[1], h[2], h[3], h[4]}
-    for _, gid in ipairs(bare and {} or groupsOf(P, id, large)) do
+    for _, gid in ipairs(large and groupsOf(P, id, large) or {}) do
       row[#row + 1] = gid
       row[#row + 1] = redis.call('HGET', P .. 'g:' .. gid, 'dn') or ''
     end

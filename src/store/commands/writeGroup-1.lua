@@ -197,12 +197,15 @@ if (#joined > 0 or #dels > 0) and not (exists and redis.call('SISMEMBER', P .. '
   -- become large (an earlier release's, or one past the directory's cap) stays indexed beyond 4× the size
   if size >= largeSize and sizeBefore <= LARGE_CLEANUP_MAX * largeSize and redis.call('SCARD', P .. 'lg') < largeMax then
     drainMemberOf(P)
-    local new = {}
-    for _, v in ipairs(joined) do new[v] = true end
-    for _, v in ipairs(redis.call('HKEYS', gm)) do
-      if not new[v] then redis.call('SREM', P .. 'mg:' .. v, id) end
+    -- a group that had no members before this write has no entries left once its queue is applied
+    if sizeBefore > 0 then
+      local new = {}
+      for _, v in ipairs(joined) do new[v] = true end
+      for _, v in ipairs(redis.call('HKEYS', gm)) do
+        if not new[v] then redis.call('SREM', P .. 'mg:' .. v, id) end
+      end
+      for _, v in ipairs(dels) do redis.call('SREM', P .. 'mg:' .. v, id) end
     end
-    for _, v in ipairs(dels) do redis.call('SREM', P .. 'mg:' .. v, id) end
     redis.call('SADD', P .. 'lg', id)
   else
     redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))

@@ -61,17 +61,23 @@ local function drainMemberOf(P, budget)
   return redis.call('XLEN', q)
 end
 
+-- largeGroups(P): the directory's large groups (<P>lg) as groupsOf takes them; read once per script
+local function largeGroups(P)
+  local ids, is = redis.call('SMEMBERS', P .. 'lg'), {}
+  for _, g in ipairs(ids) do is[g] = true end
+  return {ids = ids, is = is}
+end
+
 -- groupsOf(P, v, large): the groups <v> (a user or group id) is a member of: its reverse-index set plus
--- each large group whose member hash holds it. `large`: the ids in <P>lg (SMEMBERS, read once per script).
--- A large group counts only through its member hash, so an entry an earlier release left for it in the
--- reverse index is never taken for a membership. The caller drains <P>mgq first, as every reader does.
+-- each large group whose member hash holds it (`large`: largeGroups(P)). A large group counts only
+-- through its member hash, so an entry an earlier release left for it in the reverse index is never
+-- taken for a membership. The caller drains <P>mgq first, as every reader of the index does.
 local function groupsOf(P, v, large)
   local indexed = redis.call('SMEMBERS', P .. 'mg:' .. v)
-  if #large == 0 then return indexed end
-  local isLarge, out = {}, {}
-  for _, g in ipairs(large) do isLarge[g] = true end
-  for _, g in ipairs(indexed) do if not isLarge[g] then out[#out + 1] = g end end
-  for _, g in ipairs(large) do
+  if #large.ids == 0 then return indexed end
+  local out = {}
+  for _, g in ipairs(indexed) do if not large.is[g] then out[#out + 1] = g end end
+  for _, g in ipairs(large.ids) do
     if redis.call('HEXISTS', P .. 'gm:' .. g, v) == 1 then out[#out + 1] = g end
   end
   return out
