@@ -1,7 +1,8 @@
 /**
- * Write coalescing (src/store/write-coalescing.ts) against real Redis: the commands sent in one tick leave in
- * one socket write, in order, each with its own reply; a reconnected connection is coalesced too; on Redis
- * Cluster the store connection is coalesced (it does not auto-pipeline there, src/store/connection.ts).
+ * Write coalescing (src/store/write-coalescing.ts) against real Redis: the commands sent in one turn of the
+ * event loop leave in one socket write, in order, each with its own reply, also when several callbacks of
+ * that turn sent them; a reconnected connection is coalesced too; on Redis Cluster the store connection is
+ * coalesced (it does not auto-pipeline there, src/store/connection.ts).
  */
 import { Redis } from "ioredis";
 import { closeConnection, coalesceWrites, createQueueConnection, createStoreConnection, nodeFor, waitReady, type RedisConnection } from "../../src/store";
@@ -38,6 +39,25 @@ describe("coalesceWrites", () => {
     const key = `${prefix}:{d}:k`;
     const replies = await Promise.all([redis.incr(key), redis.incr(key), redis.get(key), redis.incrby(key, 10), redis.del(key)]);
     expect(replies).toEqual([1, 2, "2", 12, 1]);
+    expect(writes.count()).toBe(1);
+  });
+
+  single("should send the commands of several callbacks of one loop turn in one socket write", async () => {
+    const writes = countWrites(redis);
+    const key = `${prefix}:{d}:t`;
+    // three callbacks, as when several jobs' replies or platform answers arrive in one poll phase: each
+    // runs after the ticks the one before it queued
+    const replies = await new Promise<unknown[]>((resolve, reject) => {
+      const sent: Promise<unknown>[] = [redis.incr(key)];
+      process.nextTick(() => {
+        sent.push(redis.incr(key));
+        process.nextTick(() => {
+          sent.push(redis.get(key));
+          Promise.all(sent).then(resolve, reject);
+        });
+      });
+    });
+    expect(replies).toEqual([1, 2, "2"]);
     expect(writes.count()).toBe(1);
   });
 
