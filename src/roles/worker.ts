@@ -89,7 +89,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   /** This process among the workers (the outbox consumer group's consumer, the key checks' claims). */
   const consumer = opts.consumer ?? `${hostname()}-${process.pid}`;
   const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
-  // every job sends a dozen commands on this connection: one socket write per tick, not one per command
+  // every job sends a dozen commands on this connection: one socket write per loop turn, not one per command
   coalesceWrites(redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });

@@ -54,7 +54,7 @@ function tlsOf(s: RedisSettings): TlsOptions | undefined {
  * it did not await; MULTI and pipelines are sent as before. The server's profile under 50 clients of
  * `userName eq` lookups had the store socket's `write` at 19% of its CPU; with this, 0.18 writes per lookup
  * instead of 1 and 16% less CPU per lookup (median of 6 alternating rounds). Not on queue connections:
- * BullMQ does not support it. On Redis Cluster the store connection coalesces its socket writes per tick
+ * BullMQ does not support it. On Redis Cluster the store connection coalesces its socket writes per loop turn
  * instead (see createRedisConnection).
  */
 function roleOptions(role: ConnectionRole, commandTimeoutMs: number): RedisOptions {
@@ -155,7 +155,7 @@ export function createRedisConnection(settings: RedisSettings | string, role: Co
     const options: ClusterOptions = {
       redisOptions: base,
       enableOfflineQueue: base.enableOfflineQueue,
-      // A cluster's store connection coalesces its writes per tick (write-coalescing.ts) instead of
+      // A cluster's store connection coalesces its writes per loop turn (write-coalescing.ts) instead of
       // auto-pipelining: ioredis's auto-pipelining on a cluster builds a Pipeline per node and tick, and
       // hashes every command's key three times (to batch it, to check the pipeline, to route the
       // pipeline). bench/scale on a 3-master cluster, 500 directories, 3 alternating pairs: the server's
