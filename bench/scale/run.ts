@@ -486,6 +486,7 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   }
   const idle = IDLE_SECONDS > 0 ? await measureIdle(procs, target, IDLE_SECONDS) : undefined;
   const before = await readAll(procs, target);
+  const pushedBefore = await sim.counts();
   const t0 = Date.now();
   await Promise.all(Array.from({ length: PUSH_CLIENTS }, async () => {
     for (;;) {
@@ -512,22 +513,33 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   }));
   const pushMs = Date.now() - t0;
 
-  // until the simulator holds every user, group and membership of this run
+  // until the simulator holds every user, group and membership of this run: its counts, polled (its whole
+  // state is tens of MB at full size, and serialising it every poll held the workers' platform calls),
+  // then the state once, checked resource by resource
   const wantUsers = DIRS * USERS;
   const wantGroups = DIRS * GROUPS;
   const wantMembers = DIRS * GROUPS * MEMBERS;
+  const inRun = (s: Awaited<ReturnType<SimProcess["state"]>>) => {
+    const users = s.scim.users.filter((u) => u.userName.endsWith(`.${tag}@bench.example`)).length;
+    const groups = s.scim.groups.filter((g) => g.displayName.endsWith(` ${tag}`));
+    return { users, groups: groups.length, members: groups.reduce((a, g) => a + g.members.length, 0) };
+  };
+  const matches = (c: { users: number; groups: number; members: number }) => c.users >= wantUsers && c.groups >= wantGroups && c.members >= wantMembers;
   let last = "";
   let final: Awaited<ReturnType<SimProcess["state"]>>;
   for (;;) {
-    const s = await sim.state();
-    final = s;
-    const users = s.scim.users.filter((u) => u.userName.endsWith(`.${tag}@bench.example`)).length;
-    const groups = s.scim.groups.filter((g) => g.displayName.endsWith(` ${tag}`));
-    const members = groups.reduce((a, g) => a + g.members.length, 0);
-    last = `${users}/${wantUsers} users, ${groups.length}/${wantGroups} groups, ${members}/${wantMembers} members`;
-    if (users >= wantUsers && groups.length >= wantGroups && members >= wantMembers) break;
+    const c = await sim.counts();
+    // the warm-up's users are the only others the simulator holds
+    const seen = { users: c.users - pushedBefore.users, groups: c.groups - pushedBefore.groups, members: c.members - pushedBefore.members };
+    last = `${seen.users}/${wantUsers} users, ${seen.groups}/${wantGroups} groups, ${seen.members}/${wantMembers} members`;
+    if (matches(seen)) {
+      final = await sim.state();
+      const exact = inRun(final);
+      if (matches(exact)) break;
+      last = `${exact.users}/${wantUsers} users, ${exact.groups}/${wantGroups} groups, ${exact.members}/${wantMembers} members`;
+    }
     if (Date.now() - t0 > 30 * 60_000) throw new Error(`the simulator did not match within 30 minutes: ${last}`);
-    await sleep(2000);
+    await sleep(500);
   }
   const matchMs = Date.now() - t0;
   const after = await readAll(procs, target);

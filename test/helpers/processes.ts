@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { redisAnswers } from "../../src/cli/local-redis";
 import type { FaultsInput } from "../../src/simulator/faults-schema";
 import type { SimConfigInput } from "../../src/simulator/config";
+import type { SimCounts } from "../../src/simulator/state";
 import { freePort } from "./free-port";
 import type { SimStateView } from "./sync-env";
 
@@ -156,6 +157,8 @@ export interface SimProcess {
   baseUrl: string;
   /** GET /_sim/state. */
   state(): Promise<SimStateView & { counters: { faults: Record<"rateLimited" | "errors" | "dropped" | "outage", number> } }>;
+  /** GET /_sim/counts: SCIM users, groups and member entries (cheap to poll, unlike the state). */
+  counts(): Promise<SimCounts>;
   /** PUT /_sim/faults (replaces every fault setting; `{}` clears them). */
   setFaults(faults: FaultsInput): Promise<void>;
 }
@@ -177,6 +180,11 @@ export async function startSimProcess(set: ProcessSet, config: SimConfigInput, t
       const res = await fetch(`${url}/_sim/state`, { headers });
       if (!res.ok) throw new Error(`GET /_sim/state: ${res.status}`);
       return (await res.json()) as Awaited<ReturnType<SimProcess["state"]>>;
+    },
+    counts: async () => {
+      const res = await fetch(`${url}/_sim/counts`, { headers });
+      if (!res.ok) throw new Error(`GET /_sim/counts: ${res.status}`);
+      return (await res.json()) as SimCounts;
     },
     setFaults: async (faults) => {
       const res = await fetch(`${url}/_sim/faults`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(faults) });

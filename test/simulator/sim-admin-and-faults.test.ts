@@ -1,5 +1,5 @@
 /**
- * The simulator's test endpoints (`/_sim/state`, `/_sim/reset`, `/_sim/counters/reset`, `/_sim/faults`)
+ * The simulator's test endpoints (`/_sim/state`, `/_sim/counts`, `/_sim/reset`, `/_sim/counters/reset`, `/_sim/faults`)
  * and every fault it injects: latency, per-key rate limit with Retry-After, 5xx, dropped connections, outage.
  */
 import type { RunningSimulator } from "../../src/simulator";
@@ -37,6 +37,20 @@ describe("/_sim endpoints", () => {
     await http(sim).post("/_sim/reset").set(TOKEN);
     state = (await http(sim).get("/_sim/state").set(TOKEN)).body;
     expect(state).toMatchObject({ externalUserCount: 0, tenants: {}, scim: { users: [], groups: [] }, sessionsIssued: 0 });
+  });
+
+  it("should count SCIM users, groups and member entries as the state lists them", async () => {
+    const scim = (path: string) => http(sim).post(`/api/scim/v2${path}`).set("Authorization", `Bearer ${KEYS.unscoped}`);
+    const ids: string[] = [];
+    for (const userName of ["ann@x.com", "bob@x.com", "cy@x.com"]) ids.push((await scim("/Users").send({ userName })).body.id);
+    await scim("/Groups").send({ displayName: "two", members: ids.slice(0, 2).map((value) => ({ value })) });
+    await scim("/Groups").send({ displayName: "one", members: [{ value: ids[2] }] });
+    await scim("/Groups").send({ displayName: "none" });
+    const counts = (await http(sim).get("/_sim/counts").set(TOKEN)).body;
+    const { scim: state } = (await http(sim).get("/_sim/state").set(TOKEN)).body;
+    expect(counts).toEqual({ users: 3, groups: 3, members: 3 });
+    expect(counts).toEqual({ users: state.users.length, groups: state.groups.length, members: state.groups.reduce((n: number, g: { members: unknown[] }) => n + g.members.length, 0) });
+    expect((await http(sim).get("/_sim/counts")).status).toBe(401);
   });
 
   it("should reject invalid fault settings with 400", async () => {

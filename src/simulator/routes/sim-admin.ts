@@ -1,6 +1,6 @@
 /**
  * Test-only endpoints under `/_sim`, behind their own header token (`admin.header`, `admin.token`):
- * `GET /_sim/state`, `POST /_sim/reset`, `POST /_sim/counters/reset`, `GET /_sim/faults`, `PUT /_sim/faults`.
+ * `GET /_sim/state`, `GET /_sim/counts`, `POST /_sim/reset`, `POST /_sim/counters/reset`, `GET /_sim/faults`, `PUT /_sim/faults`.
  * Drift is injected through the normal API (SCIM PUT/PATCH/DELETE, embed deletes, generate-session).
  */
 import express, { Router } from "express";
@@ -18,6 +18,7 @@ export function simAdminRouter(state: SimState, faults: FaultInjector, config: S
   });
   r.use(express.json());
   r.get("/state", (_req, res) => void res.json(state.snapshot()));
+  r.get("/counts", (_req, res) => void res.json(state.counts()));
   r.post("/reset", (_req, res) => {
     state.reset();
     faults.set(config.faults);
