@@ -253,30 +253,48 @@ const WARMUP_DIR = "warmup";
 const warmupSuffix = (tag: string) => `@warmup.${tag}.example`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Established TCP connections to any of `ports`, by socket inode: remote port (hex, as the kernel lists it). */
+type TcpTable = Map<string, string>;
+
 /**
- * TCP connections of `pid` to any of `ports` (its socket fds matched against /proc/net/tcp{,6}, each socket
- * counted once): in all,
- * and to the busiest one port (a managed Redis caps connections per node).
+ * The machine's established connections to `ports`, read once for every process of a sample: the table is
+ * the network namespace's, the same whichever process's /proc it is read through, and the kernel walks all of
+ * its hash buckets for each read (5–6 ms of this process's CPU per file at full size, where a sample read it
+ * twice per bridge process every 100 ms: a quarter of a core taken from the processes it measures).
  */
-function redisConnections(pid: number, ports: number[]): { total: number; perNode: number; byPort: Map<number, number> } {
-  const inodes = new Set<string>();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch { /* closed meanwhile */ }
-  }
+function tcpTable(ports: number[]): TcpTable {
   const hex = new Set(ports.map((p) => p.toString(16).toUpperCase().padStart(4, "0")));
-  const byPort = new Map<string, number>();
-  for (const file of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
+  const out: TcpTable = new Map();
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     for (const line of fs.readFileSync(file, "utf8").split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
       const remotePort = f[2].split(":")[1];
-      // 01: ESTABLISHED. Each socket once: a read of /proc/net/tcp while sockets open and close can list an
-      // entry twice (the kernel walks its table in chunks), which counted up to 19 for 14 sockets
-      if (f[3] === "01" && hex.has(remotePort) && inodes.delete(f[9])) byPort.set(remotePort, (byPort.get(remotePort) ?? 0) + 1);
+      // 01: ESTABLISHED
+      if (f[3] === "01" && hex.has(remotePort)) out.set(f[9], remotePort);
     }
+  }
+  return out;
+}
+
+/**
+ * TCP connections of `pid` in `table` (its socket fds matched against it, each socket counted once): in all,
+ * and to the busiest one port (a managed Redis caps connections per node).
+ */
+function redisConnections(pid: number, table: TcpTable): { total: number; perNode: number; byPort: Map<number, number> } {
+  const byPort = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      // each socket once: a read of /proc/net/tcp while sockets open and close can list an entry twice (the
+      // kernel walks its table in chunks), which counted up to 19 for 14 sockets; the table is keyed by socket
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      const port = m && !seen.has(m[1]) ? table.get(m[1]) : undefined;
+      if (port) {
+        seen.add(m![1]);
+        byPort.set(port, (byPort.get(port) ?? 0) + 1);
+      }
+    } catch { /* closed meanwhile */ }
   }
   const counts = [...byPort.values()];
   const ports10 = new Map([...byPort].map(([h, n]) => [parseInt(h, 16), n]));
@@ -430,10 +448,11 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   const peakSeen: Record<string, { ms: number; byPort: Map<number, number> }> = {};
   const started = Date.now();
   const sample = () => {
+    const table = tcpTable(redisPorts);
     for (const p of procs) {
       try {
         peakRss[p.name] = Math.max(peakRss[p.name] ?? 0, rssMiB(p.pid));
-        const c = redisConnections(p.pid, redisPorts);
+        const c = redisConnections(p.pid, table);
         if (c.total > (peakConns[p.name] ?? 0)) peakSeen[p.name] = { ms: Date.now() - started, byPort: c.byPort };
         peakConns[p.name] = Math.max(peakConns[p.name] ?? 0, c.total);
         peakPerNode[p.name] = Math.max(peakPerNode[p.name] ?? 0, c.perNode);
