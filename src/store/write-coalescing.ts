@@ -13,7 +13,8 @@
  * 3-master cluster the worker's writes 142k → 67k, Redis CPU 55–59 s → 45 s, time until the simulator
  * matched 136.1 / 147.4 s → 122.4 / 124.9 s; on single Redis 83k → 48k writes, 118.7 / 111.6 s →
  * 111.0 / 111.8 s. (An earlier trial of setImmediate had 2 of 6 bench/e2e runs stall at ~50 calls/s for
- * 15–25 s, not seen since: see the closing note of issue 12.)
+ * 15–25 s, cause not found. None of 3 bench/e2e runs with RATE=5000 HOLD_WORKERS=1 did now (370–393
+ * calls/s, 376 with nextTick), nor any of 14 bench/scale runs.)
  * Commands, their order and their replies are ioredis's as before (unlike `enableAutoPipelining`, which
  * rewrites how commands are queued and which BullMQ does not support); a command waits at most until the
  * end of the loop's turn that sent it.
