@@ -65,6 +65,7 @@ import type { Pool } from "undici";
 import { hashToken } from "../../src/auth/token";
 import { shardOf } from "../../src/sync/jobs";
 import { startRedisCluster, type LocalCluster } from "../../test/helpers/redis-cluster";
+import type { SimCounts } from "../../src/simulator/state";
 import { ProcessSet, startSimProcess, type SimProcess } from "../../test/helpers/processes";
 import { cpuMs, freePort, ioCalls, IMAGE_NODE_ARGS, IMAGE_WORKER_NODE_ARGS, rssMiB, startChild, type ServerChild } from "../scim/children";
 import { deleteKeys, envNumber, runBench } from "../scim/harness";
@@ -538,24 +539,25 @@ async function runWith(sim: SimProcess, target: Target, workersN: number, round:
   const wantUsers = DIRS * USERS;
   const wantGroups = DIRS * GROUPS;
   const wantMembers = DIRS * GROUPS * MEMBERS;
-  const inRun = (s: Awaited<ReturnType<SimProcess["state"]>>) => {
+  const inRun = (s: Awaited<ReturnType<SimProcess["state"]>>): SimCounts => {
     const users = s.scim.users.filter((u) => u.userName.endsWith(`.${tag}@bench.example`)).length;
     const groups = s.scim.groups.filter((g) => g.displayName.endsWith(` ${tag}`));
     return { users, groups: groups.length, members: groups.reduce((a, g) => a + g.members.length, 0) };
   };
-  const matches = (c: { users: number; groups: number; members: number }) => c.users >= wantUsers && c.groups >= wantGroups && c.members >= wantMembers;
+  const matches = (c: SimCounts) => c.users >= wantUsers && c.groups >= wantGroups && c.members >= wantMembers;
+  const progress = (c: SimCounts) => `${c.users}/${wantUsers} users, ${c.groups}/${wantGroups} groups, ${c.members}/${wantMembers} members`;
   let last = "";
   let final: Awaited<ReturnType<SimProcess["state"]>>;
   for (;;) {
     const c = await sim.counts();
     // the warm-up's users are the only others the simulator holds
     const seen = { users: c.users - pushedBefore.users, groups: c.groups - pushedBefore.groups, members: c.members - pushedBefore.members };
-    last = `${seen.users}/${wantUsers} users, ${seen.groups}/${wantGroups} groups, ${seen.members}/${wantMembers} members`;
+    last = progress(seen);
     if (matches(seen)) {
       final = await sim.state();
       const exact = inRun(final);
       if (matches(exact)) break;
-      last = `${exact.users}/${wantUsers} users, ${exact.groups}/${wantGroups} groups, ${exact.members}/${wantMembers} members`;
+      last = progress(exact);
     }
     if (Date.now() - t0 > 30 * 60_000) throw new Error(`the simulator did not match within 30 minutes: ${last}`);
     await sleep(500);

@@ -174,18 +174,15 @@ export async function startSimProcess(set: ProcessSet, config: SimConfigInput, t
   const url = baseUrl.replace(/\/api$/, "");
   const admin = config.admin ?? {};
   const headers = { [admin.header ?? "x-sim-token"]: admin.token ?? "sim-admin-token" };
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${url}${path}`, { headers });
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+    return (await res.json()) as T;
+  };
   return {
     proc, url, baseUrl,
-    state: async () => {
-      const res = await fetch(`${url}/_sim/state`, { headers });
-      if (!res.ok) throw new Error(`GET /_sim/state: ${res.status}`);
-      return (await res.json()) as Awaited<ReturnType<SimProcess["state"]>>;
-    },
-    counts: async () => {
-      const res = await fetch(`${url}/_sim/counts`, { headers });
-      if (!res.ok) throw new Error(`GET /_sim/counts: ${res.status}`);
-      return (await res.json()) as SimCounts;
-    },
+    state: () => get<Awaited<ReturnType<SimProcess["state"]>>>("/_sim/state"),
+    counts: () => get<SimCounts>("/_sim/counts"),
     setFaults: async (faults) => {
       const res = await fetch(`${url}/_sim/faults`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(faults) });
       if (!res.ok) throw new Error(`PUT /_sim/faults: ${res.status} ${await res.text()}`);
