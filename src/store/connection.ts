@@ -71,6 +71,44 @@ export function redisTarget(s: RedisSettings): string {
   return `Redis at ${u.protocol}//${u.host}`;
 }
 
+/** What the fast path of BridgeCluster.sendCommand keeps on a command it sent straight to its node. */
+const CLUSTER = Symbol("cluster");
+const OWN_REJECT = Symbol("reject");
+type FastRouted = { slot?: number | null; [CLUSTER]?: Cluster; [OWN_REJECT]?: (err: Error) => void };
+type ClusterInternals = { connectionPool: { getInstanceByKey(key: string): Redis | undefined } };
+
+/** Commands that always take ioredis's own path (subscriber mode, its HIMPORT coordination, CLUSTER). */
+const FULL_PATH = new Set(["subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "himport", "cluster"]);
+
+/**
+ * The errors after which ioredis's Cluster sends a command again, on the same conditions as its
+ * `handleError`: a redirection or a slot being migrated; a cluster down (when retried at all); the node's
+ * connection closed while the cluster is ready (a failover; a cluster being closed rejects instead).
+ */
+function reroutes(err: Error, cluster: Cluster): boolean {
+  const space = err.message.indexOf(" ");
+  const word = space < 0 ? err.message : err.message.slice(0, space);
+  if (word === "MOVED" || word === "ASK" || word === "TRYAGAIN") return true;
+  if (word === "CLUSTERDOWN") return (cluster.options.retryDelayOnClusterDown ?? 0) > 0;
+  return err.message === "Connection is closed." && (cluster.options.retryDelayOnFailover ?? 0) > 0 && cluster.status === "ready";
+}
+
+/**
+ * The `reject` of a command the fast path sent: on those errors the command goes through ioredis's own
+ * routing, which sends it again and from then on handles each redirection as it always has (a second
+ * MOVED, the delays of TRYAGAIN, CLUSTERDOWN and failover); any other error rejects it. One function for
+ * every command: no closure and no WeakSet entry per command.
+ */
+function rejectOrReroute(this: FastRouted & { reject(err: Error): void }, err: Error): void {
+  const own = this[OWN_REJECT]!;
+  const cluster = this[CLUSTER]!;
+  this.reject = own;
+  this[OWN_REJECT] = undefined;
+  this[CLUSTER] = undefined;
+  if (reroutes(err, cluster)) void Cluster.prototype.sendCommand.call(cluster, this as never);
+  else own.call(this, err);
+}
+
 /**
  * A Cluster client that keeps connections to masters only. ioredis adds every seed node to its pool as a
  * master and, once CLUSTER SLOTS shows a seed to be a replica, switches it with READONLY, which opens a
@@ -94,12 +132,30 @@ class BridgeCluster extends Cluster {
   /**
    * Routes each command by the slot of its first key, as ioredis does (`Command.getSlot` keeps a slot set
    * beforehand), with the slot from `key-slot.ts`, computed once per hash tag.
+   *
+   * While the cluster is ready, a command with a key goes straight to the connection of its slot's master,
+   * which ioredis's routing would pick too; ioredis's own path is taken only when a reply says the command
+   * must go again (`rejectOrReroute`), and for everything else (no key, a pipeline, a node not ready, subscriber
+   * commands). ioredis's path allocates per command a closure, a `reject` override and a WeakSet entry, so
+   * that it can resend the command on a redirection; most commands never need it. `npm run
+   * bench:cluster-client` (one-master cluster, 5 rounds): client CPU per command 22.5 µs against 31.9
+   * µs before (ioredis's own Cluster 34.1, a single node 18.1–21.6).
    */
   override sendCommand(...[command, stream, node]: Parameters<Cluster["sendCommand"]>): unknown {
-    const c = command as unknown as { slot?: number | null };
+    const c = command as unknown as FastRouted;
     if (!node && c.slot === undefined) {
       const key = command.getKeys()[0];
       c.slot = key == null ? null : slotOf(key);
+    }
+    if (!node && !stream && this.status === "ready" && c.slot != null && !FULL_PATH.has(command.name) && this.options.scaleReads === "master") {
+      const master = this.slots[c.slot]?.[0];
+      const redis = master === undefined ? undefined : (this as unknown as ClusterInternals).connectionPool.getInstanceByKey(master);
+      if (redis?.status === "ready") {
+        c[CLUSTER] = this;
+        c[OWN_REJECT] = command.reject;
+        command.reject = rejectOrReroute;
+        return redis.sendCommand(command);
+      }
     }
     return super.sendCommand(command, stream, node);
   }

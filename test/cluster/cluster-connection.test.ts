@@ -46,13 +46,14 @@ describe("the cluster project's Redis", () => {
   });
 });
 
+/** MOVED answers the masters of `c` have given so far (INFO errorstats). */
+async function movedSoFar(c: Cluster): Promise<number> {
+  let n = 0;
+  for (const master of c.nodes("master")) n += Number(/errorstat_MOVED:count=(\d+)/.exec(await master.info("errorstats"))?.[1] ?? 0);
+  return n;
+}
+
 describe("the slot a cluster connection routes a command by", () => {
-  /** MOVED answers the masters have given so far (INFO errorstats). */
-  const movedSoFar = async () => {
-    let n = 0;
-    for (const master of (redis as Cluster).nodes("master")) n += Number(/errorstat_MOVED:count=(\d+)/.exec(await master.info("errorstats"))?.[1] ?? 0);
-    return n;
-  };
 
   it("should be the slot Redis gives the key (CLUSTER KEYSLOT)", async () => {
     const master = (redis as Cluster).nodes("master")[0];
@@ -60,11 +61,55 @@ describe("the slot a cluster connection routes a command by", () => {
   });
 
   it("should send each command to the master of its key's slot the first time (no MOVED)", async () => {
-    const before = await movedSoFar();
+    const before = await movedSoFar(redis as Cluster);
     const keys = Array.from({ length: 60 }, (_, i) => `${prefix}:{route-${i}}:u:${i}`);
     await Promise.all(keys.map((k, i) => redis.set(k, String(i))));
     expect(await Promise.all(keys.map((k) => redis.get(k)))).toEqual(keys.map((_, i) => String(i)));
-    expect(await movedSoFar()).toBe(before);
+    expect(await movedSoFar(redis as Cluster)).toBe(before);
+  });
+});
+
+describe("a command sent straight to its slot's master (BridgeCluster's fast path)", () => {
+  /** A connection of its own whose slot table is made wrong for `key`: it names another master. */
+  const misrouted = async (key: string) => {
+    const c = createQueueConnection(TEST_REDIS, `misrouted-${randomBytes(4).toString("hex")}`) as Cluster;
+    await waitReady(c, 10000);
+    const slot = slotOf(key);
+    const right = c.slots[slot][0];
+    const wrong = c.nodes("master").map((n) => `${n.options.host}:${n.options.port}`).find((hp) => hp !== right)!;
+    c.slots[slot] = [wrong];
+    return { c, slot, right };
+  };
+
+  it("should follow a MOVED answer through ioredis's routing, which then corrects the slot table", async () => {
+    const key = `${prefix}:{moved}:k`;
+    const { c, slot, right } = await misrouted(key);
+    try {
+      const before = await movedSoFar(c);
+      // sent to the wrong master, answered MOVED, sent again: it succeeds instead of failing with MOVED
+      expect(await c.set(key, "v")).toBe("OK");
+      expect(await movedSoFar(c)).toBeGreaterThan(before);
+      expect(await c.get(key)).toBe("v");
+      await waitFor(async () => c.slots[slot][0] === right, 5000, "the slot table corrected");
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it("should reject a command Redis refused for any other reason once, without sending it again", async () => {
+    const key = `${prefix}:{refused}:list`;
+    await redis.rpush(key, "a");
+    const c = createQueueConnection(TEST_REDIS, `refused-${randomBytes(4).toString("hex")}`) as Cluster;
+    await waitReady(c, 10000);
+    try {
+      const node = c.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === c.slots[slotOf(key)][0])!;
+      const stat = async () => Number(/cmdstat_incr:calls=(\d+)/.exec(await node.info("commandstats"))?.[1] ?? 0);
+      const before = await stat();
+      await expect(c.incr(key)).rejects.toThrow(/WRONGTYPE/);
+      expect(await stat()).toBe(before + 1);
+    } finally {
+      c.disconnect();
+    }
   });
 });
 
