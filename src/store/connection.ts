@@ -120,10 +120,13 @@ function rejectOrReroute(this: FastRouted & { reject(err: Error): void }, err: E
  */
 class BridgeCluster extends Cluster {
   private readonly seeds: ClusterNode[];
+  /** Commands go to masters only (scaleReads "master", the default): the fast path of sendCommand may run. */
+  private readonly mastersOnly: boolean;
 
   constructor(seeds: ClusterNode[], options: ClusterOptions) {
     super(seeds, options as ClusterOptions & { redisOptions?: { replyMapping?: "legacy" } });
     this.seeds = seeds;
+    this.mastersOnly = this.options.scaleReads === "master";
     this.on("refresh", () => {
       for (const replica of this.nodes("slave")) if (replica.status !== "wait") replica.disconnect();
     });
@@ -147,7 +150,7 @@ class BridgeCluster extends Cluster {
       const key = command.getKeys()[0];
       c.slot = key == null ? null : slotOf(key);
     }
-    if (!node && !stream && this.status === "ready" && c.slot != null && !FULL_PATH.has(command.name) && this.options.scaleReads === "master") {
+    if (!node && !stream && this.status === "ready" && c.slot != null && this.mastersOnly && !FULL_PATH.has(command.name)) {
       const master = this.slots[c.slot]?.[0];
       const redis = master === undefined ? undefined : (this as unknown as ClusterInternals).connectionPool.getInstanceByKey(master);
       if (redis?.status === "ready") {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
-import { UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { UserStore, createQueueConnection, createStoreConnection, nodeFor, waitReady, type RedisConnection } from "../../src/store";
 import { slotOf } from "../../src/store/key-slot";
 import { SLOT_CASES } from "../helpers/key-slot-cases";
 import { waitFor } from "../helpers/sync-env";
@@ -46,6 +46,13 @@ describe("the cluster project's Redis", () => {
   });
 });
 
+/** A queue connection of the test's own, named `name` (CLIENT SETNAME), once it answers. */
+async function ownConnection(name: string): Promise<Cluster> {
+  const c = createQueueConnection(TEST_REDIS, name) as Cluster;
+  await waitReady(c, 10000);
+  return c;
+}
+
 /** MOVED answers the masters of `c` have given so far (INFO errorstats). */
 async function movedSoFar(c: Cluster): Promise<number> {
   let n = 0;
@@ -72,8 +79,7 @@ describe("the slot a cluster connection routes a command by", () => {
 describe("a command sent straight to its slot's master (BridgeCluster's fast path)", () => {
   /** A connection of its own whose slot table is made wrong for `key`: it names another master. */
   const misrouted = async (key: string) => {
-    const c = createQueueConnection(TEST_REDIS, `misrouted-${randomBytes(4).toString("hex")}`) as Cluster;
-    await waitReady(c, 10000);
+    const c = await ownConnection(`misrouted-${randomBytes(4).toString("hex")}`);
     const slot = slotOf(key);
     const right = c.slots[slot][0];
     const wrong = c.nodes("master").map((n) => `${n.options.host}:${n.options.port}`).find((hp) => hp !== right)!;
@@ -99,10 +105,9 @@ describe("a command sent straight to its slot's master (BridgeCluster's fast pat
   it("should reject a command Redis refused for any other reason once, without sending it again", async () => {
     const key = `${prefix}:{refused}:list`;
     await redis.rpush(key, "a");
-    const c = createQueueConnection(TEST_REDIS, `refused-${randomBytes(4).toString("hex")}`) as Cluster;
-    await waitReady(c, 10000);
+    const c = await ownConnection(`refused-${randomBytes(4).toString("hex")}`);
     try {
-      const node = c.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === c.slots[slotOf(key)][0])!;
+      const node = nodeFor(c, key)!;
       const stat = async () => Number(/cmdstat_incr:calls=(\d+)/.exec(await node.info("commandstats"))?.[1] ?? 0);
       const before = await stat();
       await expect(c.incr(key)).rejects.toThrow(/WRONGTYPE/);
@@ -116,8 +121,7 @@ describe("a command sent straight to its slot's master (BridgeCluster's fast pat
 describe("a cluster connection and its copies", () => {
   it("should hold connections to masters only when the seed list names replicas too", async () => {
     const name = `copy-test-${randomBytes(4).toString("hex")}`;
-    const original = createQueueConnection(TEST_REDIS, name) as Cluster;
-    await waitReady(original, 10000);
+    const original = await ownConnection(name);
     const copy = original.duplicate();
     try {
       await waitReady(copy, 10000);
