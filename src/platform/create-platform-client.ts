@@ -2,7 +2,7 @@
  * The factory the sync engine uses: one client per directory, holding its key, deployment and limits.
  * `const platform = createPlatformClient({ baseUrl, apiKey, deploymentId, ... }); await platform.verifyKey();`
  */
-import { PlatformTransport, type TransportOptions } from "./client";
+import { PlatformTransport, type PlatformCallInfo, type TransportOptions } from "./client";
 import { DeploymentsApi } from "./deployments";
 import { EmbedApi } from "./embed-api";
 import { PlatformConfigError } from "./errors/platform-config-error";
@@ -37,6 +37,8 @@ export interface PlatformClient {
   readonly deployments: DeploymentsApi;
   /** Checks the key against `deploymentId` (AuthError / ScopeError). */
   verifyKey(): Promise<Deployment>;
+  /** The same client, also telling `observer` of each call made through the copy (PlatformTransport.observed). */
+  observed(observer: (call: PlatformCallInfo) => void): PlatformClient;
   close(): Promise<void>;
 }
 
@@ -47,16 +49,25 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const http = new PlatformTransport(options);
   const pageSize = options.pageSize ?? 100;
   const memberBatchSize = options.memberBatchSize ?? 100;
-  const deployments = new DeploymentsApi(http, `Bearer ${options.apiKey}`);
-  return {
+  // "SCIM API (`/api/scim/v2/...`): `Authorization: Bearer <SCIM_TOKEN>`"
+  const scimAuth = `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`;
+  // "Embed session endpoint and embed-tenant admin endpoints: header `Authorization: Api-Key <API_KEY>`"
+  const embedAuth = `Api-Key ${options.apiKey}`;
+  // "REST API (`/api/v1/...`): header `Authorization: Bearer <ACCESS_TOKEN>`"
+  const restAuth = `Bearer ${options.apiKey}`;
+  const scimPath = (options.scimPath ?? "/scim/v2").replace(/\/+$/, "");
+  const apis = (t: PlatformTransport) => ({
+    scim: new ScimApi(t, scimAuth, options.scimPageSize ?? 1000, memberBatchSize, scimPath),
+    embed: new EmbedApi(t, embedAuth, pageSize),
+    deployments: new DeploymentsApi(t, restAuth),
+  });
+  const own = apis(http);
+  const client: PlatformClient = {
     deploymentId: options.deploymentId,
-    // "SCIM API (`/api/scim/v2/...`): `Authorization: Bearer <SCIM_TOKEN>`"
-    scim: new ScimApi(http, `${options.scimAuthScheme ?? "Bearer"} ${options.apiKey}`, options.scimPageSize ?? 1000, memberBatchSize, (options.scimPath ?? "/scim/v2").replace(/\/+$/, "")),
-    // "Embed session endpoint and embed-tenant admin endpoints: header `Authorization: Api-Key <API_KEY>`"
-    embed: new EmbedApi(http, `Api-Key ${options.apiKey}`, pageSize),
-    // "REST API (`/api/v1/...`): header `Authorization: Bearer <ACCESS_TOKEN>`"
-    deployments,
-    verifyKey: () => deployments.verifyKey(options.deploymentId),
+    ...own,
+    verifyKey: () => own.deployments.verifyKey(options.deploymentId),
     close: () => http.close(),
+    observed: (observer) => ({ ...client, ...apis(http.observed(observer)) }),
   };
+  return client;
 }

@@ -11,7 +11,6 @@ import { createPlatformClient, type PlatformClient, type PlatformPools } from ".
 import { DirectoryKeys, MinuteCounters, SyncStateKeys, platformAccountRateKey } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
 import { LimiterChain, SharedRateLimiter } from "./shared-rate-limiter";
-import { noteActivity } from "../activity/scope";
 
 /** The one throttle of a directory's calls: its shared window, and its platform account's when configured. */
 function directoryLimiter(dir: DirectoryConfig, config: Config, redis: RedisConnection): SharedRateLimiter | LimiterChain {
@@ -40,10 +39,9 @@ export function createDirectoryPlatform(
       scimPath: dir.platform.scimPath, messageFailureStatuses: [dir.platform.messageFailureStatus],
       limiter: directoryLimiter(dir, config, redis),
       logger: logger.child({ directory: dir.id }),
-      onCall: ({ method, path, status, durationMs, message }) => {
+      onCall: ({ method, path, status, durationMs }) => {
         onStatus?.(status);
-        // the activity trail of the resource being reconciled (src/activity/scope.ts) and the status page's charts
-        noteActivity({ type: "call", method, path, status, durationMs, ...(message ? { message } : {}) });
+        // the status page's charts (the resource's activity trail is told by the processor's view of the client)
         counters.add(dir.id, "calls").catch(() => undefined);
         if (status === 0 || status >= 400) counters.add(dir.id, "callFailures").catch(() => undefined);
         if (!metrics) return;

@@ -7,10 +7,10 @@ import type { Job } from "bullmq";
 import type { RedisConnection } from "../store/connection";
 import type { SyncKind } from "../store";
 import type { Metrics } from "../observability/metrics";
+import type { PlatformCallInfo } from "../platform";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./outcome";
-import { collectActivity } from "../activity/scope";
 import { ResyncStore, type ActivityEvent, type ActivityStore, type MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { startResync } from "./resync";
@@ -74,10 +74,13 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
     if (parked) return parked;
     const endTimer = metrics?.syncJobDuration.startTimer({ directory: dirId, kind });
     const trail: ActivityEvent[] = [];
+    // the platform calls of this reconcile go into its trail: the directory's client is shared by the
+    // reconciles running at once, so this one calls through a view that tells it of its own calls
+    const jobCtx = d.activity ? { ...ctx, platform: ctx.platform.observed((call) => { trail.push(callEvent(call)); }) } : ctx;
     const record = (e?: Omit<ActivityEvent, "at">) => d.activity?.append(dirId, kind, id, e ? [...trail, { ...e, at: new Date().toISOString() } as ActivityEvent] : trail)
       .catch(() => undefined);
     try {
-      const outcome = await collectActivity(trail, () => reconcile(ctx, kind, id));
+      const outcome = await reconcile(jobCtx, kind, id);
       // the bookkeeping after a reconcile goes out together: one round trip, not one per write
       const writes = [record({ type: "applied", outcome }), resyncs.settle(dirId, `${kind}:${id}`, outcome)];
       // sync lag for the status page: from the job being queued to its reconcile done
@@ -105,6 +108,11 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
       await handleStalledOut(reason, job, kind as SyncKind, id, deps(kind as SyncKind, id));
     },
   });
+}
+
+/** One platform call, as the trail records it. */
+function callEvent({ method, path, status, durationMs, message }: PlatformCallInfo): ActivityEvent {
+  return { type: "call", method, path, status, durationMs, ...(message ? { message } : {}), at: new Date().toISOString() };
 }
 
 /** What the trail says of a failed reconcile: the same verdict `outcome.ts` acts on. */

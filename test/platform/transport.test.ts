@@ -139,6 +139,26 @@ describe("connections", () => {
   });
 });
 
+describe("observed views", () => {
+  it("should tell each view of its own calls only, while the client's onCall hears them all and its connection cap holds", async () => {
+    sim.setFaults({ latency: { fixedMs: 100, jitterMs: 0 } });
+    const all: string[] = [];
+    const c = client({ maxConnections: 1, onCall: (call) => all.push(`${call.method} ${call.path} ${call.status}`) });
+    const seen: Record<"a" | "b", string[]> = { a: [], b: [] };
+    const a = c.observed((call) => seen.a.push(`${call.method} ${call.path} ${call.status}`));
+    const b = c.observed((call) => seen.b.push(`${call.method} ${call.path} ${call.status}`));
+    const t = Date.now();
+    // run at once, interleaved: a call's view, not the order of answers, decides whose trail it goes to
+    await Promise.all([a.scim.createUser({ userName: "view-a" }), b.deployments.list(), a.deployments.list()]);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(295); // one connection for the client and its views
+    expect(seen.a).toEqual(["POST /scim/v2/Users 201", "GET /v1/deployments 200"]);
+    expect(seen.b).toEqual(["GET /v1/deployments 200"]);
+    expect(all.sort()).toEqual([...seen.a, ...seen.b].sort());
+    await c.deployments.list();
+    expect(seen.a).toHaveLength(2); // the client itself tells no view
+  });
+});
+
 describe("logging", () => {
   it("should log method, path, status, durationMs and requestId, and never the key, query or session id", async () => {
     const lines: string[] = [];
