@@ -22,12 +22,24 @@ import { kindCode } from "./sync-state-keys";
 /** The backlog score between members added one after the other (ms; see AdmissionStore.add). */
 const STEP = 1e-3;
 
+/**
+ * How long a directory's share outlives its last admission. Reset whenever it had nothing in flight, the
+ * share of a directory pushed a change every second or so (an IdP working through its users) fell back to
+ * 0 between its changes, each of its next jobs went in with the priority of a directory that had been idle,
+ * and the first jobs of directories that really had been idle queued behind them (bench/scale, 1,000
+ * directories pushed at once: the directories pushed last waited 2.2× the median for their first sync, the
+ * wait growing with the place in the push). Kept this long after the last admission, a directory busy in
+ * that sense keeps its share; one idle for longer starts again at 0.
+ */
+export const SHARE_GRACE_MS = 5000;
+
 /** What becomes of a member in the same command that admits the next ones (see ADMIT). */
 export type SlotChange = "release" | "retrying" | "waiting";
 
 /*
   Lua: admit(K, cap, now, op, member), where K[1] backlog, K[2] inflight, K[3] meta (HASH; field paused), K[4]
-  hold, K[5] retrying, K[6] share (STRING: members admitted since the directory last had nothing in flight);
+  hold, K[5] retrying, K[6] share (STRING: members admitted since the directory last had nothing in flight for
+  longer than SHARE_GRACE_MS, which is how long it lives after each admission);
   cap the directory's concurrency, now (ms), op what became of `member` first: "release" (its job finished:
   out of inflight and retrying), "retrying" (its job waits out a retry delay: inflight → retrying, only if
   still in flight: BullMQ tells of the retry after moving the job to delayed, so under load the retry may
@@ -37,8 +49,8 @@ export type SlotChange = "release" | "retrying" | "waiting";
   Returns {n, s, members admitted…} where n is how many were in flight before them (nothing when none is
   admitted), so the caller knows each one's turn: the directory's (n + 1)-th, (n + 2)-th… job in flight;
   and s is how many the directory had admitted before them since it last had nothing admitted (in flight or
-  retrying, before op's change: a slot freed and filled in one call is no pause): its share, 0 for a
-  directory that had been idle.
+  retrying, before op's change: a slot freed and filled in one call is no pause) for longer than
+  SHARE_GRACE_MS: its share, 0 for a directory that had been idle.
   (Freeing a slot and filling it are one command: one round trip per finished job.)
 */
 const ADMIT_LUA = `
@@ -72,9 +84,11 @@ local function admit(K, cap, now, op, member)
   end
   if #out == 0 then return {} end
   local share = '0'
-  -- busy: something was admitted before this call (INCRBY answers the new count: the share is what it was before)
-  if freed + (cap - free) + retrying > 0 then share = tostring(redis.call('INCRBY', K[6], #out) - #out)
+  -- busy: something was admitted before this call, or was within SHARE_GRACE_MS (the key lives that long
+  -- after the last admission); INCRBY answers the new count: the share is what it was before
+  if freed + (cap - free) + retrying > 0 or redis.call('EXISTS', K[6]) == 1 then share = tostring(redis.call('INCRBY', K[6], #out) - #out)
   else redis.call('SET', K[6], #out) end
+  redis.call('PEXPIRE', K[6], ${SHARE_GRACE_MS})
   table.insert(out, 1, tostring(cap - free))
   table.insert(out, 2, share)
   return out

@@ -22,7 +22,8 @@
  *                         pour the whole backlog into the shard).
  *   P q:hold       STRING set with a TTL while the platform asked the directory to wait (429 Retry-After):
  *                         no admission while it exists.
- *   P q:share      STRING how many resources the directory has admitted since it last had none admitted:
+ *   P q:share      STRING how many resources the directory has admitted since it last had none admitted
+ *                         for longer than SHARE_GRACE_MS (src/store/admission-store.ts; it expires then):
  *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
  *                         first jobs of a directory that was idle do not queue behind them.
  * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/store/sync-state.ts).

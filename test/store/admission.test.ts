@@ -2,9 +2,10 @@
  * The admission of a directory's work (src/store/admission-store.ts) against real Redis: the order in
  * which BullMQ's events arrive must not leave a resource unable to run again.
  */
-import { AdmissionStore } from "../../src/store/admission-store";
+import { AdmissionStore, SHARE_GRACE_MS } from "../../src/store/admission-store";
 import { createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
+import { waitFor } from "../helpers/sync-env";
 
 let redis: RedisConnection;
 let prefix: string;
@@ -76,6 +77,37 @@ describe("a retry's slot", () => {
     expect(await admission.admit("d1", 1)).toEqual([]);
     expect(await admission.admit("d1", 1, Date.now(), { op: "release", member: "user:a" })).toEqual(["user:b"]);
     expect(await admission.depth("d1")).toEqual({ backlog: 0, admitted: 1 });
+  });
+});
+
+describe("a directory's share (its later turns in the shard)", () => {
+  const shareOf = async (dir: string, member: string) => {
+    await admission.add(dir, [member]);
+    const [a] = await admission.admitWithTurns(dir, 1);
+    expect(a.member).toBe(member);
+    return a.share;
+  };
+
+  it("should keep counting when the directory's next change comes within the grace after its last job finished", async () => {
+    expect(await shareOf("d1", "user:a")).toBe(0);
+    await admission.release("d1", "user:a"); // nothing in flight now: an IdP between two changes
+    expect(await shareOf("d1", "user:b")).toBe(1);
+    await admission.release("d1", "user:b");
+    expect(await shareOf("d1", "user:c")).toBe(2);
+    const ttl = await redis.pttl(admission.keys("d1").share);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(SHARE_GRACE_MS);
+  });
+
+  it("should start again at 0 for a directory idle for longer than the grace", async () => {
+    expect(await shareOf("d1", "user:a")).toBe(0);
+    expect(await shareOf("d2", "user:x")).toBe(0); // a shard-mate's share is its own
+    await admission.release("d1", "user:a");
+    await redis.pexpire(admission.keys("d1").share, 1); // the grace ran out
+    await waitFor(async () => (await redis.exists(admission.keys("d1").share)) === 0, 5000, "share expired");
+    expect(await shareOf("d1", "user:b")).toBe(0);
+    await admission.release("d2", "user:x");
+    expect(await shareOf("d2", "user:y")).toBe(1);
   });
 });
 
