@@ -77,6 +77,22 @@ const OWN_REJECT = Symbol("reject");
 type FastRouted = { slot?: number | null; [CLUSTER]?: Cluster; [OWN_REJECT]?: (err: Error) => void };
 type ClusterInternals = { connectionPool: { getInstanceByKey(key: string): Redis | undefined } };
 
+type SendArgs = Parameters<Cluster["sendCommand"]>;
+
+/**
+ * The first key of a command, by which it is routed. EVAL and EVALSHA, the commands of every script of the
+ * bridge and of BullMQ, carry it right after the script and the number of keys ("EVALSHA sha1 numkeys [key
+ * [key ...]] [arg [arg ...]]", Redis command reference), so it is read there; `getKeys` builds the list of
+ * every key of the command through @ioredis/commands, 1.9 s of a worker's 130 s of CPU in bench/scale's
+ * full-size cluster run, for the one key routing needs.
+ */
+function firstKey(command: SendArgs[0]): string | Buffer | undefined {
+  if (command.name === "evalsha" || command.name === "eval") {
+    return Number(command.args[1]) > 0 ? (command.args[2] as string | Buffer) : undefined;
+  }
+  return command.getKeys()[0] as string | Buffer | undefined;
+}
+
 /** Commands that always take ioredis's own path (subscriber mode, its HIMPORT coordination, CLUSTER). */
 const FULL_PATH = new Set(["subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "himport", "cluster"]);
 
@@ -144,10 +160,10 @@ class BridgeCluster extends Cluster {
    * bench:cluster-client` (one-master cluster, 5 rounds): client CPU per command 22.5 µs against 31.9
    * µs before (ioredis's own Cluster 34.1, a single node 18.1–21.6).
    */
-  override sendCommand(...[command, stream, node]: Parameters<Cluster["sendCommand"]>): unknown {
+  override sendCommand(command: SendArgs[0], stream?: SendArgs[1], node?: SendArgs[2]): unknown {
     const c = command as unknown as FastRouted;
     if (!node && c.slot === undefined) {
-      const key = command.getKeys()[0];
+      const key = firstKey(command);
       c.slot = key == null ? null : slotOf(key);
     }
     if (!node && !stream && this.status === "ready" && c.slot != null && this.mastersOnly && !FULL_PATH.has(command.name)) {

@@ -74,6 +74,17 @@ describe("the slot a cluster connection routes a command by", () => {
     expect(await Promise.all(keys.map((k) => redis.get(k)))).toEqual(keys.map((_, i) => String(i)));
     expect(await movedSoFar(redis as Cluster)).toBe(before);
   });
+
+  it("should route a script (EVALSHA, EVAL) by its first key, not by its sha or its number of keys", async () => {
+    const before = await movedSoFar(redis as Cluster);
+    const keys = Array.from({ length: 60 }, (_, i) => `${prefix}:{script-${i}}:u:${i}`);
+    const lua = "redis.call('SET', KEYS[1], ARGV[1]); redis.call('SET', KEYS[2], ARGV[1]); return redis.call('GET', KEYS[1])";
+    (redis as Cluster).defineCommand("routeTwoKeys", { numberOfKeys: 2, lua });
+    const two = (k: string, v: string) => (redis as unknown as { routeTwoKeys(a: string, b: string, v: string): Promise<string> }).routeTwoKeys(k, `${k}:second`, v);
+    expect(await Promise.all(keys.map((k, i) => two(k, String(i))))).toEqual(keys.map((_, i) => String(i)));
+    expect(await Promise.all(keys.map((k) => redis.eval("return redis.call('GET', KEYS[1])", 1, k)))).toEqual(keys.map((_, i) => String(i)));
+    expect(await movedSoFar(redis as Cluster)).toBe(before);
+  });
 });
 
 describe("a command sent straight to its slot's master (BridgeCluster's fast path)", () => {
