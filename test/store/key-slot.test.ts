@@ -17,6 +17,11 @@ describe("slotOf", () => {
     }
   });
 
+  it("should hash with the specification's CRC16 (its check value: \"123456789\" → 0x31C3)", () => {
+    expect(slotOf("{123456789}")).toBe(0x31c3 & 0x3fff);
+    expect(slotOf("x{123456789}y")).toBe(0x31c3 & 0x3fff);
+  });
+
   it("should hash an ASCII tag in place, as the library does, for any characters and length", () => {
     const ascii = (n: number) => Array.from({ length: n }, () => String.fromCharCode(Math.floor(Math.random() * 128))).join("");
     for (let i = 0; i < 2000; i++) {
