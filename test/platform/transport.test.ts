@@ -2,7 +2,8 @@
  * The client's transport against a real simulator over HTTP (no mocked transport): each error class,
  * Retry-After (seconds and HTTP-date), one attempt per call (BullMQ owns retries: test/sync/one-retry-layer),
  * timeouts via the latency fault, dropped connections, the connection cap (also over a pool shared by the
- * clients of one origin), and log lines that carry no secret.
+ * clients of one origin), the per-reconcile views of one client (each hears its own calls: the activity
+ * trail), and log lines that carry no secret.
  */
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/observability/logger";
