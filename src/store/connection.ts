@@ -150,7 +150,8 @@ class BridgeCluster extends Cluster {
 
   /**
    * Routes each command by the slot of its first key, as ioredis does (`Command.getSlot` keeps a slot set
-   * beforehand), with the slot from `key-slot.ts`, computed once per hash tag.
+   * beforehand), with the first key from `firstKey` and its slot from `key-slot.ts` (its hash tag hashed in
+   * place).
    *
    * While the cluster is ready, a command with a key goes straight to the connection of its slot's master,
    * which ioredis's routing would pick too; ioredis's own path is taken only when a reply says the command

@@ -109,8 +109,8 @@ export class SyncQueues {
    * sync). So the turn is made later by the directory's share: the jobs it has admitted since it last had
    * none in flight for longer than a few seconds (SHARE_GRACE_MS: a directory whose IdP pushes a change every
    * second is busy, even when each change was done before the next came), at most SHARE_CAP. A directory
-   * that was idle goes before the busy ones' next jobs; a
-   * busy one is at most SHARE_CAP turns behind, and once every busy directory is there, turns decide alone.
+   * that was idle goes before the busy ones' next jobs; a busy one is at most SHARE_CAP turns behind, and
+   * once every busy directory is there, turns decide alone.
    */
   async admit(directoryId: string, change?: { op: SlotChange; member: string }): Promise<number> {
     const cap = this.caps.get(directoryId);

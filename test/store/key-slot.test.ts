@@ -1,7 +1,8 @@
 /**
  * `slotOf` (src/store/key-slot.ts) gives every key the slot ioredis's own function gives it, tagged or not,
- * hashes an ASCII tag in place (nothing kept) and keeps one entry per other hash tag, never one per key. test/cluster/cluster-connection.test.ts checks the
- * same keys against Redis's CLUSTER KEYSLOT, and that a cluster connection routes by them without MOVED.
+ * hashes an ASCII tag in place (nothing kept) and keeps one entry per other hash tag, never one per key.
+ * test/cluster/cluster-connection.test.ts checks the same keys against Redis's CLUSTER KEYSLOT, and that a
+ * cluster connection routes by them without MOVED.
  */
 import calculateSlot from "cluster-key-slot";
 import { MAX_TAGS, keptTags, slotOf } from "../../src/store/key-slot";
