@@ -13,10 +13,16 @@ describe("nestedDeeperThan", () => {
     expect(nestedDeeperThan({ "k[[[": ["]]]"] }, 2)).toBe(false);
   });
 
-  it("should accept what IdPs send and refuse a 10,000-level body without recursing", () => {
+  it("should count a value under a \"__proto__\" key, which JSON.parse makes an own property", () => {
+    expect(nestedDeeperThan(JSON.parse('{"__proto__":{"a":[[]]}}'), 3)).toBe(true);
+    expect(nestedDeeperThan(JSON.parse('{"__proto__":{"a":[[]]}}'), 4)).toBe(false);
+  });
+
+  it("should accept what IdPs send and refuse a 100,000-level body, recursing no deeper than the limit", () => {
     const patch = { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", value: { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": { manager: { value: "x" } }, emails: [{ value: "a", type: "work" }] } }] };
     expect(nestedDeeperThan(patch, MAX_JSON_DEPTH)).toBe(false);
     expect(nestedDeeperThan(JSON.parse("[".repeat(100_000) + "]".repeat(100_000)), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestedDeeperThan(JSON.parse('{"a":'.repeat(100_000) + "1" + "}".repeat(100_000)), MAX_JSON_DEPTH)).toBe(true);
   });
 });
 
