@@ -43,6 +43,9 @@ function attributeNames(req: Request): string[] {
 export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind, counters?: MinuteCounters): RequestHandler {
   return (req, res, next) => {
     if (!activity || !["POST", "PUT", "PATCH", "DELETE"].includes(req.method) || req.path.startsWith("/.search")) return next();
+    // the names now, not when the answer is sent: a route may let go of the parsed body before its write
+    // (the group PATCH does, src/scim/resources/groups.ts)
+    const attributes = attributeNames(req);
     res.on("finish", () => {
       // a request that changed nothing (a PATCH repeating the current values) leaves no trace
       if (res.statusCode < 200 || res.statusCode > 299 || !res.locals.scimChanged) return;
@@ -50,7 +53,7 @@ export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind,
       const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
       if (!id) return;
       counters?.add(directoryId, "idp").catch(() => undefined);
-      activity.append(directoryId, kind, id, [{ type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes: attributeNames(req) }])
+      activity.append(directoryId, kind, id, [{ type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes }])
         .catch(() => undefined);
     });
     next();

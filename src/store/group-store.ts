@@ -24,7 +24,8 @@ export interface GroupWrite extends WriteOptions {
   body?: Json;
   /** The body this write was computed from; the write retries (StoreRetryError) if it changed meanwhile. */
   basedOn?: Json;
-  memberOps?: MemberOp[];
+  /** Member deltas, or the same already encoded (`encodeMemberOps`). */
+  memberOps?: MemberOp[] | EncodedMemberOps;
   expectedVersion?: number;
 }
 
@@ -47,6 +48,19 @@ function memberOpsJson(ops: MemberOp[]): string {
   }));
   const json = encode((s) => s);
   return json.includes("\\ud") ? encode(wellFormed) : json;
+}
+
+/**
+ * Member operations encoded for the write script: one flat string. A caller that encodes them before the
+ * write can let go of the member objects while the write waits on Redis (see the group PATCH route).
+ */
+export class EncodedMemberOps {
+  constructor(readonly json: string, readonly count: number) {}
+}
+
+/** `ops` encoded once (`count`: how many operations). */
+export function encodeMemberOps(ops: MemberOp[]): EncodedMemberOps {
+  return new EncodedMemberOps(memberOpsJson(ops), ops.length);
 }
 
 /**
@@ -102,7 +116,7 @@ export class GroupStore {
     const args: string[] = [
       k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
       w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
-      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), memberOpsJson(w.memberOps ?? []),
+      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), w.memberOps instanceof EncodedMemberOps ? w.memberOps.json : memberOpsJson(w.memberOps ?? []),
       w.uniqueExternalId ? "1" : "",
     ];
     const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>

@@ -78,6 +78,21 @@ describe("activity trail and status page", () => {
     expect(api).toEqual([{ kind: "user", id, name: "trail@example.com" }, { kind: "group", id: g.body.id, name: "Trail Blazers" }]);
   });
 
+  it("should name a group PATCH's operations in the group's trail (the route lets go of the body before its write)", async () => {
+    const g = await e.scim("em").post("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Trail Patchers" });
+    const res = await e.scim("em").patch(`/Groups/${g.body.id}`, {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      Operations: [{ op: "add", path: "members", value: [{ value: id }] }, { op: "replace", path: "displayName", value: "Trail Patchers 2" }],
+    });
+    expect(res.status).toBe(204);
+    const events = await waitFor(async () => {
+      const t = (await (await s.admin(`/directories/em/groups/${g.body.id}/activity`)).json()) as Trail;
+      const patches = t.events.filter((ev) => ev.type === "idp" && ev.method === "PATCH");
+      return patches.length ? patches : undefined;
+    }, 10000, "the PATCH in the group's trail");
+    expect(events[0]).toMatchObject({ status: 204, attributes: ["add members", "replace displayName"] });
+  });
+
   it("should show the fix in the trail once the cause is gone and the item is retried", async () => {
     await fetch(`${e.sim.url}/_sim/reset`, { method: "POST", headers: { "x-sim-token": "test-sim-token" } });
     await s.admin(`/directories/em/items/user/${id}/retry`, { method: "POST" });
