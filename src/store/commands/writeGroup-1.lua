@@ -81,25 +81,39 @@ if docChanged and uniqueX and x ~= '' then
   if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
 end
 
--- member operations → one delta table: value → "<U|G><display>" (present) or false (absent)
-local delta, order = {}, {}
-local function set(v, val)
-  if delta[v] == nil then order[#order + 1] = v end
-  delta[v] = val
-end
--- Which of the values to add are users ('U') or groups ('G'), looked up in batches: one ZMSCORE per
--- BATCH values on the id sets <P>users and <P>groups instead of one EXISTS per value. The id sets hold
--- exactly the ids whose u:/g: hash exists (writeUser, deleteUser, writeGroup and deleteGroup keep them
--- in step); Redis before 6.2 has no ZMSCORE and gets the EXISTS per value. BATCH stays far below
--- Lua's unpack limit of 8000.
+-- member operations → one delta table: value → "<U|G><display>" (present) or false (absent), and the
+-- values in the order first named. Lists here are filled with counters, not t[#t + 1]: each #t searches
+-- for the table's end, and per member work is most of this script under 256-member PATCHes.
+local delta, order, nOrder = {}, {}, 0
+-- Which of the values to add are users ('U') or groups ('G'). Most writes name users only: one EXISTS
+-- per BATCH values counts their <P>u: hashes, and when it counts every value (duplicates each time, as
+-- EXISTS counts them) all are users. Otherwise, looked up in batches: one ZMSCORE per BATCH values on the
+-- id sets <P>users and <P>groups, which hold exactly the ids whose u:/g: hash exists (writeUser,
+-- deleteUser, writeGroup and deleteGroup keep them in step); Redis before 6.2 has no ZMSCORE and gets the
+-- EXISTS per value. (ZMSCORE alone was 13.5% of this script's instructions under 256-member adds: Redis
+-- 7.0 formats each score it returns with snprintf("%.17g"), callgrind, bench/redis-cost.) The u: keys are
+-- built here, not passed in KEYS: they share the directory's hash tag with KEYS[1], so they are in its
+-- slot, which is what Redis Cluster requires of a script's keys. BATCH stays far below Lua's unpack limit
+-- of 8000.
 local BATCH = 1000
 local kinds = {}
+local allUsers = false
 local memberOps = cjson.decode(ARGV[12])
 do
-  local want = {}
+  local want, n = {}, 0
   for _, op in ipairs(memberOps) do
-    if op[1] ~= 'remove' then for _, v in ipairs(op[2]) do want[#want + 1] = v end end
+    if op[1] ~= 'remove' then
+      local values = op[2]
+      for k = 1, #values do n = n + 1; want[n] = values[k] end
+    end
   end
+  local found, userKeys = 0, {}
+  for s = 1, n, BATCH do
+    local e = math.min(n, s + BATCH - 1)
+    for k = s, e do userKeys[k - s + 1] = P .. 'u:' .. want[k] end
+    found = found + redis.call('EXISTS', unpack(userKeys, 1, e - s + 1))
+  end
+  allUsers = found == n
   local function mark(idSet, keyType, t, list)
     local missing = {}
     for s = 1, #list, BATCH do
@@ -115,81 +129,84 @@ do
     end
     return missing
   end
-  mark('groups', 'g:', 'G', mark('users', 'u:', 'U', want))
+  if not allUsers then mark('groups', 'g:', 'G', mark('users', 'u:', 'U', want)) end
 end
 
 for _, memberOp in ipairs(memberOps) do
   local op, values, displays = memberOp[1], memberOp[2], memberOp[3]
   if op == 'clear' or op == 'replace' then
-    if exists then for _, v in ipairs(redis.call('HKEYS', gm)) do set(v, false) end end
-    for _, v in ipairs(order) do delta[v] = false end
+    if exists then
+      for _, v in ipairs(redis.call('HKEYS', gm)) do
+        if delta[v] == nil then nOrder = nOrder + 1; order[nOrder] = v end
+        delta[v] = false
+      end
+    end
+    for k = 1, nOrder do delta[order[k]] = false end
   end
-  for k, v in ipairs(values) do
-    local disp = displays and displays[k] or ''
-    if op == 'remove' then
-      set(v, false)
-    else
+  if op == 'remove' then
+    for k = 1, #values do
+      local v = values[k]
+      if delta[v] == nil then nOrder = nOrder + 1; order[nOrder] = v end
+      delta[v] = false
+    end
+  else
+    for k = 1, #values do
+      local v = values[k]
       if v == id then return {'INVALID', v} end
-      local t = kinds[v]
+      local t = allUsers and 'U' or kinds[v]
       if not t then return {'INVALID', v} end
-      set(v, t .. disp)
+      local disp = displays and displays[k]
+      if disp and disp ~= '' then t = t .. disp end
+      if delta[v] == nil then nOrder = nOrder + 1; order[nOrder] = v end
+      delta[v] = t
     end
   end
 end
 
--- current entries of the touched members, read and written in batches: one HMGET/HSET/HDEL per
--- BATCH members instead of one call per member (BATCH stays far below Lua's unpack limit of 8000)
-local now_vals, size = {}, exists and redis.call('HLEN', gm) or 0
+-- current entries of the touched members, read in batches (one HMGET per BATCH members instead of one
+-- call per member; BATCH stays far below Lua's unpack limit of 8000), and in the same pass what changes:
+-- the members to delete, to set (value, entry pairs) and those who join
+local size = exists and redis.call('HLEN', gm) or 0
 local sizeBefore = size
-for s = 1, #order, BATCH do
-  local e = math.min(#order, s + BATCH - 1)
+local changed = docChanged or not exists
+local dels, nDels, sets, nSets, joined, nJoined = {}, 0, {}, 0, {}, 0
+for s = 1, nOrder, BATCH do
+  local e = math.min(nOrder, s + BATCH - 1)
   local got = redis.call('HMGET', gm, unpack(order, s, e))
   for j = s, e do
     local v, was = order[j], got[j - s + 1]
-    now_vals[v] = was
-    if was and delta[v] == false then size = size - 1 end
-    if not was and delta[v] then size = size + 1 end
+    local want = delta[v]
+    if want == false then
+      if was then nDels = nDels + 1; dels[nDels] = v; size = size - 1; changed = true end
+    elseif want ~= was then
+      nSets = nSets + 2; sets[nSets - 1] = v; sets[nSets] = want; changed = true
+      if not was then nJoined = nJoined + 1; joined[nJoined] = v; size = size + 1 end
+    end
   end
 end
 if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
-
-local changed = docChanged or not exists
-local dels, sets, joined = {}, {}, {}
-for _, v in ipairs(order) do
-  local want, was = delta[v], now_vals[v]
-  if want == false then
-    if was then
-      dels[#dels + 1] = v
-      changed = true
-    end
-  elseif want ~= was then
-    sets[#sets + 1] = v
-    sets[#sets + 1] = want
-    if not was then joined[#joined + 1] = v end
-    changed = true
-  end
-end
-for s = 1, #dels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(#dels, s + BATCH - 1))) end
-for s = 1, #sets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(#sets, s + 2 * BATCH - 1))) end
+-- no write before this line: a refused request changes nothing
+for s = 1, nDels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(nDels, s + BATCH - 1))) end
+for s = 1, nSets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(nSets, s + 2 * BATCH - 1))) end
 -- the members whose membership changed, for the group's reconcile (the delta is not lost between the
 -- request and the reconcile: groupMemberDelta-2.lua), each with a change number; one HSET per BATCH
 -- (a hash, not a sorted set: nothing reads them in order, and a ZADD of 256 members cost Redis ~0.6 µs
 -- more per member than this HSET, a fifth of this script under 256-member PATCHes)
-if #dels > 0 or #sets > 0 then
+if nDels > 0 or nSets > 0 then
   -- the number as a string: Redis 7.0 formats every Lua number argument with snprintf("%.17g"), once per
   -- member here (~2.5% of Redis's CPU under 256-member PATCHes, perf)
   local seq = tostring(redis.call('INCR', P .. 's:gcseq'))
-  local touched = {}
-  for _, v in ipairs(dels) do touched[#touched + 1] = v; touched[#touched + 1] = seq end
-  for s = 1, #sets, 2 do touched[#touched + 1] = sets[s]; touched[#touched + 1] = seq end
-  for s = 1, #touched, 2 * BATCH do redis.call('HSET', P .. 's:gch:' .. id, unpack(touched, s, math.min(#touched, s + 2 * BATCH - 1))) end
+  local touched, nt = {}, 0
+  for k = 1, nDels do touched[nt + 1] = dels[k]; touched[nt + 2] = seq; nt = nt + 2 end
+  for k = 1, nSets, 2 do touched[nt + 1] = sets[k]; touched[nt + 2] = seq; nt = nt + 2 end
+  for s = 1, nt, 2 * BATCH do redis.call('HSET', P .. 's:gch:' .. id, unpack(touched, s, math.min(nt, s + 2 * BATCH - 1))) end
 end
 -- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
 -- left, applied later in the background and by any script before it reads the index
 -- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member.
 -- A large group (<P>lg) is not in the reverse index at all: its member writes queue nothing.
 local queued = '0'
-if (#joined > 0 or #dels > 0) and not (exists and redis.call('SISMEMBER', P .. 'lg', id) == 1) then
+if (nJoined > 0 or nDels > 0) and not (exists and redis.call('SISMEMBER', P .. 'lg', id) == 1) then
   -- the group becomes large: the reverse index made exact for every earlier write, then the group's
   -- entries taken out of it (its members before this write, and those this write removed); once per group.
   -- Only while that clean-up is short: it costs Redis ~5.6 µs per member before the write (281 ms for a
