@@ -26,8 +26,12 @@ function patchNames(body: unknown): string[] {
   const ops = (body as { Operations?: unknown; operations?: unknown } | undefined)?.Operations ?? (body as { operations?: unknown } | undefined)?.operations;
   if (!Array.isArray(ops)) return [];
   const out: string[] = [];
-  for (const op of ops as Json[]) {
-    const verb = String(op.op ?? "").toLowerCase();
+  for (const entry of ops as unknown[]) {
+    // names are read before the route has checked the body: an entry that is no object names nothing
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) continue;
+    const op = entry as Json;
+    // (String() of a parsed {"toString": false} throws: only a string is a verb)
+    const verb = typeof op.op === "string" ? op.op.toLowerCase() : "";
     if (typeof op.path === "string" && op.path) out.push(`${verb} ${op.path}`);
     else for (const n of bodyNames(op.value)) out.push(`${verb} ${n}`);
   }
