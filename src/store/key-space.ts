@@ -24,6 +24,7 @@ const dir = (kp: string, rest: string) => new RegExp(`^${esc(kp)}:\\{[a-z0-9-]+\
 export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:u:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "u:.+") },
   { pattern: "<kp>:{<dir>}:users", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "users") },
+  { pattern: "<kp>:{<dir>}:uids", type: "SET", module: "keys.ts", match: (kp) => dir(kp, "uids") },
   { pattern: "<kp>:{<dir>}:g:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "g:.+") },
   { pattern: "<kp>:{<dir>}:gm:<id>", type: "HASH", module: "keys.ts", match: (kp) => dir(kp, "gm:.+") },
   { pattern: "<kp>:{<dir>}:groups", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "groups") },

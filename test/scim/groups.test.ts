@@ -185,6 +185,29 @@ describe("memberships and users", () => {
     expect(await memberIds(b.id)).toEqual([users[0]]);
   });
 
+  it("should refuse a deleted user as a new member (400 invalidValue), and add nothing", async () => {
+    const gone = (await api().post(U).set(s.auth()).send(userBody("deleted.before.join"))).body.id;
+    expect((await api().delete(`${U}/${gone}`).set(s.auth())).status).toBe(204);
+    const g = await group("No Ghosts", [users[1]]);
+    expectScimError(await patch(g.id, [{ op: "add", path: "members", value: [{ value: gone }] }]), 400, "invalidValue");
+    expectScimError(await api().post(G).set(s.auth()).send({ displayName: "No Ghosts Either", members: [{ value: gone }] }), 400, "invalidValue");
+    expect(await memberIds(g.id)).toEqual([users[1]]);
+  });
+
+  it("should take a user its id set does not hold (a directory of an earlier release) as a member, and then hold it", async () => {
+    const ids = s.users.keys("acme").userIds;
+    const old = (await api().post(U).set(s.auth()).send(userBody("earlier.release"))).body.id;
+    const g = await group("Earlier Release");
+    // as an earlier release left it: the user's record without its id in the set
+    await s.redis.srem(ids, old);
+    // a refused write adds nothing to the set
+    expectScimError(await patch(g.id, [{ op: "add", path: "members", value: [{ value: old }, { value: "ghost" }] }]), 400, "invalidValue");
+    expect(await s.redis.sismember(ids, old)).toBe(0);
+    expect((await patch(g.id, [{ op: "add", path: "members", value: [{ value: old }, { value: users[2] }] }])).status).toBe(204);
+    expect(await memberIds(g.id)).toEqual([old, users[2]].sort());
+    expect(await s.redis.sismember(ids, old)).toBe(1);
+  });
+
   it("should delete a group (O10) and remove it from its members' groups", async () => {
     const g = await group("Doomed", [users[5]]);
     expect((await api().delete(`${G}/${g.id}`).set(s.auth())).status).toBe(204);

@@ -51,6 +51,7 @@ for _, gid in ipairs(groupsOf(P, id, largeGroups(P))) do
 end
 redis.call('DEL', mg, key)
 redis.call('ZREM', P .. 'users', id)
+redis.call('SREM', P .. 'uids', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
 return {'OK'}
 end

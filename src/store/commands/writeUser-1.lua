@@ -75,7 +75,11 @@ end
 local v = (old.v or 0) + 1
 local c = old.c or now
 redis.call('HSET', key, 'd', d, 'v', v, 'c', c, 'm', now, 'un', un, 'x', x, 'e', e, 'n', n)
-if not exists then redis.call('ZADD', P .. 'users', redis.call('INCR', P .. 'seq'), id) end
+if not exists then
+  redis.call('ZADD', P .. 'users', redis.call('INCR', P .. 'seq'), id)
+  -- the ids writeGroup checks its members against (one SMISMEMBER per 1,000 members)
+  redis.call('SADD', P .. 'uids', id)
+end
 
 if old.un and old.un ~= un then redis.call('HDEL', P .. 'ix:un', old.un) end
 redis.call('HSET', P .. 'ix:un', un, id)
