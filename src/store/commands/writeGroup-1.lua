@@ -94,7 +94,7 @@ local delta, order, nOrder = {}, {}, 0
 -- yet, fills it as its users are named). Redis before 6.2 has neither command and gets an EXISTS per value.
 -- Why a set of its own: under 50 clients of 256-member adds, an EXISTS of each value's <P>u: key cost Redis
 -- ~1.3 µs per value (two lookups of a long key in the whole keyspace: the key, then its expiry), a third of
--- Redis's CPU per PATCH; SMISMEMBER on the set ~0.2 µs (INFO commandstats, bench/scim §4's flow). ZMSCORE
+-- Redis's CPU per PATCH; SMISMEMBER on the set ~0.45 µs (INFO commandstats, bench/scim §4's flow). ZMSCORE
 -- on <P>users costs about as much as EXISTS: Redis 7.0 formats each score it returns with snprintf("%.17g").
 -- These keys are built here, not passed in KEYS: they share the directory's hash tag with KEYS[1], so they
 -- are in its slot, which is what Redis Cluster requires of a script's keys. BATCH stays far below Lua's
