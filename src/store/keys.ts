@@ -7,9 +7,9 @@
  *   P u:<id>       HASH   user: d (body JSON without id/meta), v (version), c (created), m (lastModified),
  *                         un (lower userName), x (externalId), e (lower emails, \n-separated), n (lower displayName)
  *   P users        ZSET   user ids scored by creation sequence: the stable order of list paging
- *   P uids         SET    the same user ids, for writeGroup's check that members are users (SMISMEMBER
- *                         answers without formatting a score); a directory of an earlier release fills it
- *                         as group writes name its users
+ *   P uids         SET    the same user ids, for writeGroup's check that members are users (one SMISMEMBER
+ *                         costs Redis less per id than an EXISTS of its u: key or a ZMSCORE on users); a
+ *                         directory of an earlier release fills it as group writes name its users
  *   P g:<id>       HASH   group: d (body JSON without id/meta/members), v, c, m, n (lower displayName),
  *                         x (externalId), dn (displayName as sent)
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
