@@ -208,6 +208,15 @@ describe("memberships and users", () => {
     expect(await s.redis.sismember(ids, old)).toBe(1);
   });
 
+  it("should take users and a group in one PATCH, each with its own type", async () => {
+    const inner = await group("Inner Team");
+    const outer = await group("Outer Team");
+    expect((await patch(outer.id, [{ op: "add", path: "members", value: [{ value: users[3] }, { value: inner.id }, { value: users[4] }] }])).status).toBe(204);
+    const res = await api().get(`${G}/${outer.id}`).set(s.auth());
+    const types = Object.fromEntries((res.body.members as Array<{ value: string; type: string }>).map((m) => [m.value, m.type]));
+    expect(types).toEqual({ [users[3]]: "User", [inner.id]: "Group", [users[4]]: "User" });
+  });
+
   it("should delete a group (O10) and remove it from its members' groups", async () => {
     const g = await group("Doomed", [users[5]]);
     expect((await api().delete(`${G}/${g.id}`).set(s.auth())).status).toBe(204);

@@ -87,11 +87,12 @@ end
 local delta, order, nOrder = {}, {}, 0
 -- Which of the values to add are users ('U') or groups ('G'). Most writes name users only: one SMISMEMBER
 -- per BATCH values on <P>uids (the directory's user ids: writeUser adds, deleteUser removes), and when every
--- value is in it (duplicates each time, as SMISMEMBER answers each) all are users. Otherwise, looked up in
--- batches: one ZMSCORE per BATCH values on the id sets <P>users and <P>groups, which hold exactly the ids
--- whose u:/g: hash exists (writeUser, deleteUser, writeGroup and deleteGroup keep them in step), and the
--- users found there are added to <P>uids (a directory of an earlier release, whose users are not in it
--- yet, fills it as its users are named). Redis before 6.2 has neither command and gets an EXISTS per value.
+-- value is in it (duplicates each time, as SMISMEMBER answers each) all are users. Otherwise only the values
+-- the set does not hold are looked up, in batches: one ZMSCORE per BATCH values on the id sets <P>users and
+-- <P>groups, which hold exactly the ids whose u:/g: hash exists (writeUser, deleteUser, writeGroup and
+-- deleteGroup keep them in step), and the users found there are added to <P>uids (a directory of an earlier
+-- release, whose users are not in it yet, fills it as its users are named). Redis before 6.2 has neither
+-- command: it counts the u: hashes of a batch with EXISTS, and looks up each value of a batch that is not all users.
 -- Why a set of its own: under 50 clients of 256-member adds, an EXISTS of each value's <P>u: key cost Redis
 -- ~1.3 µs per value (two lookups of a long key in the whole keyspace: the key, then its expiry), a third of
 -- Redis's CPU per PATCH; SMISMEMBER on the set ~0.45 µs (INFO commandstats, bench/scim §4's flow). ZMSCORE
@@ -102,7 +103,7 @@ local delta, order, nOrder = {}, {}, 0
 local BATCH = 1000
 local kinds = {}
 local allUsers = false
--- the users the id-set lookup below found, added to <P>uids once the write is accepted
+-- the users <P>uids did not hold, found by the id-set lookup below: added to it once the write is accepted
 local unlisted, nUnlisted = {}, 0
 local memberOps = cjson.decode(ARGV[12])
 do
@@ -113,19 +114,24 @@ do
       for k = 1, #values do n = n + 1; want[n] = values[k] end
     end
   end
-  local found = 0
+  -- the values <P>uids does not hold, for the id-set lookup
+  local unknown, nUnknown = {}, 0
   for s = 1, n, BATCH do
     local e = math.min(n, s + BATCH - 1)
     local hits = redis.pcall('SMISMEMBER', P .. 'uids', unpack(want, s, e))
     if hits.err then
       local userKeys = {}
       for k = s, e do userKeys[k - s + 1] = P .. 'u:' .. want[k] end
-      found = found + redis.call('EXISTS', unpack(userKeys))
+      if redis.call('EXISTS', unpack(userKeys)) < e - s + 1 then
+        for k = s, e do nUnknown = nUnknown + 1; unknown[nUnknown] = want[k] end
+      end
     else
-      for k = 1, #hits do found = found + hits[k] end
+      for k = 1, #hits do
+        if hits[k] == 0 then nUnknown = nUnknown + 1; unknown[nUnknown] = want[s + k - 1] end
+      end
     end
   end
-  allUsers = found == n
+  allUsers = nUnknown == 0
   local function mark(idSet, keyType, t, list)
     local missing = {}
     for s = 1, #list, BATCH do
@@ -142,9 +148,12 @@ do
     return missing
   end
   if not allUsers then
-    mark('groups', 'g:', 'G', mark('users', 'u:', 'U', want))
-    for k = 1, n do
-      if kinds[want[k]] == 'U' then nUnlisted = nUnlisted + 1; unlisted[nUnlisted] = want[k] end
+    -- the values the set holds are users; the others are looked up (a value is either, never both)
+    for k = 1, n do kinds[want[k]] = 'U' end
+    for k = 1, nUnknown do kinds[unknown[k]] = nil end
+    mark('groups', 'g:', 'G', mark('users', 'u:', 'U', unknown))
+    for k = 1, nUnknown do
+      if kinds[unknown[k]] == 'U' then nUnlisted = nUnlisted + 1; unlisted[nUnlisted] = unknown[k] end
     end
   end
 end
