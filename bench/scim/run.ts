@@ -13,9 +13,12 @@
  *   4. 256-member group PATCHes (add, then remove the same 256) into a 50,000-member group on ours, a
  *      5,000-member group on the baseline (the size the plain library was measured at): one client once
  *      (service time), then 50 clients: ours in BENCH_ROUNDS rounds (the median of the per-round p99),
- *      the baseline once after them (its abandoned PATCHes would disturb anything run after it); and all
- *      of Redis's CPU per PATCH in our rounds, with the share of one core it took (the table's redis
- *      column counts only the request's own script; Redis runs commands on one thread);
+ *      each beside a round of the floor (floor-server.ts: the same store call in a bare node:http server,
+ *      into a 50,000-member group of its own; interleaved), the baseline once after them (its abandoned
+ *      PATCHes would disturb anything run after it); and all of Redis's CPU per PATCH in our rounds, with
+ *      the share of one core it took (the table's redis column counts only the request's own script;
+ *      Redis runs commands on one thread). The floor's p99 is what the store alone allows on this machine,
+ *      and the server CPU per PATCH, ours beside the floor's, what the server's layers add;
  *   5. single-member changes on the platform: a worker and the platform simulator (child processes) sync a
  *      small directory of their own; the time from a one-member PATCH answer until the simulator's group
  *      shows it, BENCH_ROUNDS rounds of BENCH_SYNC_CHANGES (20) changes, median of the per-round p99.
@@ -256,6 +259,14 @@ async function main(): Promise<void> {
   const oursAll = [...ours.userIds, ...seeded];
   const oursGroup = await seedGroup(redis, prefix, DIRECTORY, `bench-group-${runTag}`, oursAll.slice(0, GROUP_MEMBERS), 200_000);
   const oursNonMembers = oursAll.slice(GROUP_MEMBERS);
+  // the floor (floor-server.ts): the same store call with no server around it, into a group of its own
+  // of the same members, so each side's PATCHes find the group as its own earlier ones left it
+  const floorGroup = await seedGroup(redis, prefix, DIRECTORY, `bench-floor-${runTag}`, oursAll.slice(0, GROUP_MEMBERS), 200_000);
+  const floorPort = await freePort();
+  const floorChild = await startChild("floor", [...IMAGE_NODE_ARGS, path.join(CHILD_JS, "floor-server.js")],
+    { PATH: process.env.PATH, PORT: String(floorPort), REDIS_URL, KEY_PREFIX: prefix }, floorPort, "/healthz", path.join(CHILD_JS, "exit-with-parent.js"));
+  children.push(floorChild);
+  const floor = mk("floor (bare node:http + our store)", floorChild, `/scim/v2/${DIRECTORY}`);
   const baseNeeded = BASELINE_GROUP_MEMBERS + CLIENTS * PATCH_SIZE;
   if (baseNeeded > USERS) await runLoad(baseline.pool, baseline.auth, postUsers(baseline, USERS, baseNeeded));
   let baseGroup = "";
@@ -278,7 +289,14 @@ async function main(): Promise<void> {
   // ours in ROUNDS rounds, the baseline once after them and then stopped: its abandoned PATCHes keep it
   // busy for minutes, which would disturb any run of ours after it (the two share the machine's CPUs)
   const patchRuns: Measured[] = [];
-  for (let r = 0; r < ROUNDS; r++) patchRuns.push(await measured(ours, memberPatches(ours, oursGroup, oursNonMembers, [204], CLIENTS, ms, ms + 10_000), 1));
+  const floorRuns: Measured[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // the floor beside ours in each round, the order alternating (interleaved)
+    const run = await interleaved(r, () => measured(floor, memberPatches(floor, floorGroup, oursNonMembers, [204], CLIENTS, ms, ms + 10_000), 1),
+      () => measured(ours, memberPatches(ours, oursGroup, oursNonMembers, [204], CLIENTS, ms, ms + 10_000), 1));
+    patchRuns.push(run.o);
+    floorRuns.push(run.b);
+  }
   const sizeAfter = await redis.hlen(membersKey);
   const patchB = await measured(baseline, memberPatches(baseline, baseGroup, baseline.userIds.slice(BASELINE_GROUP_MEMBERS), [200, 204], CLIENTS, ms, ms + 5_000), 0);
   for (const [label, r, cost] of [[`${baseline.label}, 1 client`, serialB.r, serialB.cost], [`${ours.label}, 1 client`, serialO.r, serialO.cost]] as const) {
@@ -291,12 +309,19 @@ async function main(): Promise<void> {
     addP99.push(summarise(m.r, "add").p99);
     addRps.push(summarise(m.r, "add").rps);
   });
+  floorRuns.forEach((m, r) => {
+    for (const op of ["add", "remove"]) tableRow(`${floor.label}, ${CLIENTS} clients, round ${r + 1} — ${op}`, summarise(m.r, op), m.cost, m.r.done);
+  });
   for (const op of ["add", "remove"]) tableRow(`${baseline.label}, ${CLIENTS} clients — ${op}`, summarise(patchB.r, op), patchB.cost, patchB.r.done);
   await baselineChild.stop(); // it may still be working through abandoned PATCHes
   ratioLine(`PATCH add throughput, median of our rounds vs the baseline's run (${CLIENTS} clients; group sizes differ 10×)`, median(addRps), summarise(patchB.r, "add").rps);
   ratioLine(`PATCH add p50 latency, 1 client`, summarise(serialO.r, "add").p50, summarise(serialB.r, "add").p50);
   const p99Median = median(addP99);
   console.log(`  ours, add p99 per round: ${addP99.map((x) => fmt(x)).join(", ")} ms; median ${fmt(p99Median)} ms`);
+  const floorP99 = floorRuns.map((m) => summarise(m.r, "add").p99);
+  const perPatch = (m: Measured) => m.cost.serverCpuMs / Math.max(1, requests(m.r));
+  console.log(`  floor (the same store call in a bare node:http server), add p99 per round: ${floorP99.map((x) => fmt(x)).join(", ")} ms; median ${fmt(median(floorP99))} ms`);
+  console.log(`  server CPU per PATCH, ours / floor, per round: ${patchRuns.map((m, r) => `${fmt(perPatch(m), 2)} / ${fmt(perPatch(floorRuns[r]), 2)} ms`).join("; ")} (the difference is what the server's layers cost)`);
   console.log(`  (our group: ${sizeBefore.toLocaleString("en-US")} members before the ${CLIENTS}-client rounds, ${sizeAfter.toLocaleString("en-US")} after — a client stopped by the time cap between its add and its remove leaves its ${PATCH_SIZE} in)`);
   // The redis column above counts one script per PATCH, in proportion of the scripts Redis ran (it may be
   // shared). Our server also runs scripts of its own per PATCH in the background (the reverse-index drain,
