@@ -16,7 +16,7 @@
  *      each beside a round of the floor (floor-server.ts: the same store call in a bare node:http server,
  *      into a 50,000-member group of its own; interleaved), the baseline once after them (its abandoned
  *      PATCHes would disturb anything run after it); and all of Redis's CPU per PATCH in our rounds, with
- *      the share of one core it took (the table's redis column counts only the request's own script;
+ *      the share of one core it took (the table's redis column counts only the request's own scripts;
  *      Redis runs commands on one thread). The floor's p99 is what the store alone allows on this machine,
  *      and the server CPU per PATCH, ours beside the floor's, what the server's layers add;
  *   5. single-member changes on the platform: a worker and the platform simulator (child processes) sync a
