@@ -50,6 +50,31 @@ describe("group reconcile: O(change)", () => {
     expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
   });
 
+  it("should remove the members a remove names beside non-members, with one call, and leave nothing waiting", async () => {
+    // writeGroup records every value of a remove that removed a member as changed (it does not read which
+    // were members): the non-members must cost the reconcile a look, not a platform call
+    const names = ["rn.a@example.com", "rn.b@example.com", "rn.y@example.com"];
+    const [a, b, y] = await Promise.all(names.map((n) => createUser(e, "wf", n)));
+    for (const id of [a, b, y]) await waitStatus(e, "wf", "user", id, "synced");
+    const gid = await createGroup(e, "wf", "Remove Named", [a, b]);
+    await waitStatus(e, "wf", "group", gid, "synced");
+    await waitFor(async () => (await simGroup(e, "Remove Named"))?.members.length === 2, 10000, "the group's first members on the platform");
+    await waitIdle(e, "wf");
+
+    const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
+    expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: "members", value: [{ value: a }, { value: y }, { value: "never-a-member" }] }])).status);
+    const [bPid] = await pidsOf(["rn.b@example.com"]);
+    await waitFor(async () => {
+      const members = (await simGroup(e, "Remove Named"))?.members.map((m) => m.value);
+      return JSON.stringify(members) === JSON.stringify([bPid]) ? true : undefined;
+    }, 10000, "the member's removal on the platform");
+    await waitIdle(e, "wf");
+    expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
+    expect(await e.state.members(e.state.appliedMembersKey("wf", gid))).toEqual([b]);
+    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
+  });
+
   it("should apply the changes an earlier release recorded in its sorted set, and delete that set", async () => {
     const [a, d] = await Promise.all(["lg.a@example.com", "lg.d@example.com"].map((n) => createUser(e, "wf", n)));
     for (const id of [a, d]) await waitStatus(e, "wf", "user", id, "synced");

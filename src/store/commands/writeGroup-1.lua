@@ -189,31 +189,50 @@ for _, memberOp in ipairs(memberOps) do
   end
 end
 
--- current entries of the touched members, read in batches (one HMGET per BATCH members instead of one
--- call per member; BATCH stays far below Lua's unpack limit of 8000), and in the same pass what changes:
--- the members to delete, to set (value, entry pairs) and those who join
+-- What changes. Values to add or re-display: their current entries read in batches (one HMGET per BATCH
+-- values instead of one call per value; BATCH stays far below Lua's unpack limit of 8000), and in the same
+-- pass the members to set (value, entry pairs) and those who join. Values to remove are not read: HDEL
+-- answers how many it removed, which is all this script needs of them; a remove named a member only when
+-- that number is above zero, and then every value named is recorded as touched (a value that was no member
+-- costs the reconcile one look and the reverse index one SREM of nothing). Reading them was a second lookup
+-- of each value in the member hash: without it this script counts 5% fewer instructions per PATCH under
+-- bench/scim §4's add-then-remove flow (callgrind, 3.08 → 2.92 M).
 local size = exists and redis.call('HLEN', gm) or 0
 local sizeBefore = size
 local changed = docChanged or not exists
 local dels, nDels, sets, nSets, joined, nJoined = {}, 0, {}, 0, {}, 0
-for s = 1, nOrder, BATCH do
-  local e = math.min(nOrder, s + BATCH - 1)
-  local got = redis.call('HMGET', gm, unpack(order, s, e))
+local adds, nAdds = {}, 0
+for k = 1, nOrder do
+  local v = order[k]
+  if delta[v] == false then nDels = nDels + 1; dels[nDels] = v else nAdds = nAdds + 1; adds[nAdds] = v end
+end
+for s = 1, nAdds, BATCH do
+  local e = math.min(nAdds, s + BATCH - 1)
+  local got = redis.call('HMGET', gm, unpack(adds, s, e))
   for j = s, e do
-    local v, was = order[j], got[j - s + 1]
+    local v, was = adds[j], got[j - s + 1]
     local want = delta[v]
-    if want == false then
-      if was then nDels = nDels + 1; dels[nDels] = v; size = size - 1; changed = true end
-    elseif want ~= was then
+    if want ~= was then
       nSets = nSets + 2; sets[nSets - 1] = v; sets[nSets] = want; changed = true
       if not was then nJoined = nJoined + 1; joined[nJoined] = v; size = size + 1 end
     end
   end
 end
-if size > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
+-- the limit: removes can only help, so they are read (counted) only when the joins alone would pass it
+if size > maxMembers then
+  local present = 0
+  for s = 1, nDels, BATCH do
+    for _, was in ipairs(redis.call('HMGET', gm, unpack(dels, s, math.min(nDels, s + BATCH - 1)))) do
+      if was then present = present + 1 end
+    end
+  end
+  if size - present > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
+end
 -- no write before this line: a refused request changes nothing
 for s = 1, nUnlisted, BATCH do redis.call('SADD', P .. 'uids', unpack(unlisted, s, math.min(nUnlisted, s + BATCH - 1))) end
-for s = 1, nDels, BATCH do redis.call('HDEL', gm, unpack(dels, s, math.min(nDels, s + BATCH - 1))) end
+local removed = 0
+for s = 1, nDels, BATCH do removed = removed + redis.call('HDEL', gm, unpack(dels, s, math.min(nDels, s + BATCH - 1))) end
+if removed > 0 then size = size - removed; changed = true else dels, nDels = {}, 0 end
 for s = 1, nSets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(nSets, s + 2 * BATCH - 1))) end
 -- the members whose membership changed, for the group's reconcile (the delta is not lost between the
 -- request and the reconcile: groupMemberDelta-2.lua), each with a change number; one HSET per BATCH
