@@ -156,6 +156,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       activity, counters, ...(deleting ? { deleting: { redis, keyPrefix: prefix, queues, logger: log } } : {}),
       hold: (ms) => queues.hold(dir.id, ms),
       onWait: (kind, id) => queues.waiting(dir.id, kind, id),
+      waitPriority: () => queues.waitingPriority(dir.id),
     }));
     revivals.add(dir.id, revival);
     const scheduler = resyncSchedulerId(dir.id);

@@ -11,7 +11,8 @@
  *   `failed` with the message (dead letter), no retry; a later change of the desired state, a retry
  *   request or a resync tries again;
  * - wait (a group waiting for its members): re-run after a delay, no attempt spent; its admission slot is
- *   freed meanwhile, so the members it waits for can run even at concurrency 1.
+ *   freed meanwhile, so the members it waits for can run even at concurrency 1; and it re-runs at its
+ *   directory's last turn, behind the jobs it waits for.
  */
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../platform";
@@ -39,6 +40,8 @@ export interface OutcomeDeps {
   hold(ms: number): Promise<void>;
   /** Frees the job's admission slot while it waits (WaitError). */
   onWait?(): Promise<void>;
+  /** The priority a waiting job re-runs with: its directory's last turn (SyncQueues.waitingPriority). */
+  waitPriority?(): number;
   /** Pauses the directory with a reason (401). */
   pause(reason: string): Promise<void>;
   /** Called when an item ends up failed (resync accounting). */
@@ -51,10 +54,19 @@ export interface OutcomeDeps {
 export async function handleFailure(err: unknown, job: Job, token: string | undefined, kind: SyncKind, id: string, d: OutcomeDeps): Promise<never> {
   const message = err instanceof Error ? err.message : String(err);
   switch (classify(err)) {
-    case "wait":
+    case "wait": {
+      // A delayed job comes back into its shard with the priority it has, and a group's first turn is often
+      // earlier than those of the users it waits for (admitted after it, or while its directory's share
+      // was higher): re-run every delayMs at that turn, the waiting groups of many directories took every run
+      // of a shard's worker, and the users they waited for never ran (bench/scale on Redis Cluster: 2,700
+      // groups waiting at turn 17, user jobs at 21–24 still queued 20 minutes on). At its directory's last
+      // turn it goes after every job its directory has in the shard, first in first out among equals.
+      const priority = d.waitPriority?.();
+      if (priority !== undefined && job.priority !== priority) await job.changePriority({ priority });
       await job.moveToDelayed(Date.now() + (err as WaitError).delayMs, token);
       await d.onWait?.();
       throw new DelayedError(message);
+    }
     case "rate-limited": {
       const ms = Math.max(100, (err as RateLimitedError).retryAfterMs ?? 1000);
       await d.state.update(d.directoryId, kind, id, { lastError: message });

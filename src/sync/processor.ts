@@ -26,6 +26,8 @@ export interface ProcessorDeps {
   hold(ms: number): Promise<void>;
   /** Frees a waiting reconcile's admission slot. */
   onWait?(kind: SyncKind, id: string): Promise<void>;
+  /** The priority a waiting reconcile re-runs with (SyncQueues.waitingPriority). */
+  waitPriority?(): number;
   metrics?: Metrics;
   /** Queues transient failures again later (issue 9 item 6). */
   revival?: Revival;
@@ -53,6 +55,7 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
   const deps = (kind: SyncKind, id: string): OutcomeDeps => ({
     state: ctx.state, directoryId: dirId, pause: d.pause, hold: d.hold,
     onWait: d.onWait ? () => d.onWait!(kind, id) : undefined,
+    waitPriority: d.waitPriority,
     onFailed: async (k, i) => {
       await resyncs.settle(dirId, `${k}:${i}`, "failed");
       if (d.deleting) await afterJob(d.deleting, dirId);

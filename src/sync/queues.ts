@@ -170,6 +170,15 @@ export class SyncQueues {
     await this.admit(directoryId, { op: "retrying", member: memberOf(kind, id) });
   }
 
+  /**
+   * The priority of a reconcile that waits for other resources of its directory (WaitError): the latest
+   * turn a job of the directory can have (`concurrency` + SHARE_CAP), so it re-runs after every job its
+   * directory has in the shard, the ones it waits for among them (src/sync/outcome.ts).
+   */
+  waitingPriority(directoryId: string): number {
+    return this.cap(directoryId) + SHARE_CAP;
+  }
+
   /** A reconcile waits for other resources of its directory (WaitError): its slot goes to them meanwhile. */
   async waiting(directoryId: string, kind: SyncKind, id: string): Promise<void> {
     await this.admit(directoryId, { op: "waiting", member: memberOf(kind, id) });

@@ -41,6 +41,31 @@ describe("workforce target: membership order", () => {
     expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
   });
 
+  it("should re-run a group that holds a member back for its batch at the directory's last turn, behind the user it waits for", async () => {
+    // a waiting group re-run at its first turn went ahead of the users it waited for, and enough of them
+    // (2,700 in bench/scale on Redis Cluster) took every run of the shard's worker: the users never ran
+    const ready = await createUser(e, "wf", "turn.ready@example.com");
+    await waitStatus(e, "wf", "user", ready, "synced", 10000);
+    e.sim.setFaults({ errors: { next: 1, statuses: [503] } });
+    const late = await createUser(e, "wf", "turn.late@example.com");
+    await waitFor(async () => ((await e.state.get("wf", "user", late)).attempts ?? 0) >= 1, 10000, "the late user's failed first try");
+    const gid = await createGroup(e, "wf", "Waits In Line", [ready, late]);
+
+    // the group holds the ready member back (a batch of one of two, the other still syncing) and waits
+    const last = e.queues.waitingPriority("wf");
+    const [waiting] = await waitFor(async () => {
+      const jobs = await reconcileJobs(e, "wf", "group", gid, ["delayed", "wait", "active", "completed"]);
+      return jobs.some((j) => j.priority === last) ? jobs : undefined;
+    }, 10000, "the waiting group's job at the directory's last turn");
+    const [userJob] = await reconcileJobs(e, "wf", "user", late, ["delayed", "wait", "active", "completed"]);
+    expect(userJob.priority).toBeLessThan(waiting.priority);
+
+    const pids = await Promise.all([ready, late].map(async (u) => (await waitStatus(e, "wf", "user", u, "synced", 10000)).platformId));
+    await waitFor(async () => (await simGroup(e, "Waits In Line"))?.members.length === 2, 10000, "both memberships on the platform");
+    expect((await simGroup(e, "Waits In Line"))!.members.map((m) => m.value).sort()).toEqual(pids.sort());
+    expect(await reconcileJobs(e, "wf", "group", gid, ["failed"])).toEqual([]);
+  });
+
   it("should apply a membership added while the user's first reconcile runs, after the group already synced without it", async () => {
     // both exist on the platform already, so the group's reconcile (POST answered 409, GET, adopt) outruns
     // the user's (POST answered 409, GET, PUT)
