@@ -8,10 +8,17 @@
  *
  * where P = `<keyPrefix>:{<directoryId>}:` and <k> is "u" or "g". Values of attributes are never written,
  * only names.
+ *
+ * Appends made in one turn of the event loop are written together, one script call per directory (its
+ * trails share the directory's hash tag, so one call holds them on Redis Cluster too): the server appends
+ * after every SCIM write and the worker after every reconcile, and a script call per append was a command,
+ * a promise and a script run per request (50 clients' POSTs, 4 alternating pairs: the server's CPU per POST
+ * 5% lower with the batches, median of the pairs' ratios, Redis's 12% lower). A trail is informational:
+ * what a crash loses is at most the appends of the turn it happened in.
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, type StoreCommands } from "./scripts";
+import { inlineCommand } from "./scripts";
 import type { SyncKind } from "./sync-state";
 
 /** One event of a trail. */
@@ -32,21 +39,84 @@ export interface ActivityEvent {
   durationMs?: number;
 }
 
+/*
+  Appends events to trails of one directory, each trail's in order; keeps the newest ARGV[1] of each and
+  pushes its expiry back (ARGV[2] seconds).
+    KEYS[1..n]  <P>a:<k>:<id>, the trails (STREAM, field e)
+    ARGV[1]     maxEvents
+    ARGV[2]     retention (seconds)
+    ARGV[3…]    for each key in order: its number of events, then the events as JSON
+*/
+const APPEND = `
+local a = 3
+for k = 1, #KEYS do
+  local n = tonumber(ARGV[a])
+  for i = a + 1, a + n do redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[1], '*', 'e', ARGV[i]) end
+  redis.call('EXPIRE', KEYS[k], ARGV[2])
+  a = a + n + 1
+end
+return 1`;
+
+/** One directory's appends of the current turn: events (as JSON) by trail key, and who waits for them. */
+interface Batch {
+  trails: Map<string, string[]>;
+  written: Promise<void>;
+  settle(err?: Error): void;
+}
+
+function newBatch(): Batch {
+  let settle!: (err?: Error) => void;
+  const written = new Promise<void>((resolve, reject) => { settle = (err) => (err ? reject(err) : resolve()); });
+  // a caller that does not wait must not make a failed write an unhandled rejection
+  written.catch(() => undefined);
+  return { trails: new Map(), written, settle };
+}
+
 export class ActivityStore {
-  private readonly redis: RedisConnection & StoreCommands;
+  private readonly redis: RedisConnection;
+  private readonly appendScript: (...args: string[]) => Promise<number>;
+  private pending = new Map<string, Batch>();
+  private scheduled = false;
 
   constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {
-    this.redis = defineStoreCommands(redis);
+    this.redis = redis;
+    this.appendScript = inlineCommand(redis, "activityAppend", "dynamic", APPEND);
   }
 
   key(dir: string, kind: SyncKind, id: string): string {
     return `${new DirectoryKeys(this.keyPrefix, dir).prefix}a:${kind === "user" ? "u" : "g"}:${id}`;
   }
 
-  /** Appends events in order, keeping the newest `maxEvents` (one script: appendActivity-1.lua). */
-  async append(dir: string, kind: SyncKind, id: string, events: ActivityEvent[]): Promise<void> {
-    if (!events.length) return;
-    await this.redis.appendActivity(this.key(dir, kind, id), String(this.maxEvents), String(this.retentionDays * 86400), ...events.map((e) => JSON.stringify(e)));
+  /**
+   * Appends events in order, keeping the newest `maxEvents`; resolves once they are written, with the
+   * other appends of this turn of the event loop (one script call per directory).
+   */
+  append(dir: string, kind: SyncKind, id: string, events: ActivityEvent[]): Promise<void> {
+    if (!events.length) return Promise.resolve();
+    let batch = this.pending.get(dir);
+    if (!batch) this.pending.set(dir, (batch = newBatch()));
+    const key = this.key(dir, kind, id);
+    let trail = batch.trails.get(key);
+    if (!trail) batch.trails.set(key, (trail = []));
+    for (const e of events) trail.push(JSON.stringify(e));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.write());
+    }
+    return batch.written;
+  }
+
+  /** Writes this turn's appends: one script call per directory. */
+  private write(): void {
+    const pending = this.pending;
+    this.pending = new Map();
+    this.scheduled = false;
+    for (const batch of pending.values()) {
+      const keys = [...batch.trails.keys()];
+      const args = [String(this.maxEvents), String(this.retentionDays * 86400)];
+      for (const events of batch.trails.values()) args.push(String(events.length), ...events);
+      this.appendScript(String(keys.length), ...keys, ...args).then(() => batch.settle(), (err: Error) => batch.settle(err));
+    }
   }
 
   /** The trail, newest first. */

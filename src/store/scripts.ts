@@ -22,7 +22,6 @@ export interface StoreCommands {
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
-  appendActivity(trail: string, ...args: string[]): Promise<number>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");
