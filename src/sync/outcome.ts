@@ -41,7 +41,7 @@ export interface OutcomeDeps {
   /** Frees the job's admission slot while it waits (WaitError). */
   onWait?(): Promise<void>;
   /** The priority a waiting job re-runs with: its directory's last turn (SyncQueues.waitingPriority). */
-  waitPriority?(): number;
+  waitPriority?(): number | undefined;
   /** Pauses the directory with a reason (401). */
   pause(reason: string): Promise<void>;
   /** Called when an item ends up failed (resync accounting). */

@@ -27,7 +27,7 @@ export interface ProcessorDeps {
   /** Frees a waiting reconcile's admission slot. */
   onWait?(kind: SyncKind, id: string): Promise<void>;
   /** The priority a waiting reconcile re-runs with (SyncQueues.waitingPriority). */
-  waitPriority?(): number;
+  waitPriority?(): number | undefined;
   metrics?: Metrics;
   /** Queues transient failures again later (issue 9 item 6). */
   revival?: Revival;

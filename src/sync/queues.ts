@@ -173,10 +173,12 @@ export class SyncQueues {
   /**
    * The priority of a reconcile that waits for other resources of its directory (WaitError): the latest
    * turn a job of the directory can have (`concurrency` + SHARE_CAP), so it re-runs after every job its
-   * directory has in the shard, the ones it waits for among them (src/sync/outcome.ts).
+   * directory has in the shard, the ones it waits for among them (src/sync/outcome.ts). Undefined for a
+   * directory no longer served (removed while its job ran): the job keeps its priority.
    */
-  waitingPriority(directoryId: string): number {
-    return this.cap(directoryId) + SHARE_CAP;
+  waitingPriority(directoryId: string): number | undefined {
+    const cap = this.caps.get(directoryId);
+    return cap === undefined ? undefined : cap + SHARE_CAP;
   }
 
   /** A reconcile waits for other resources of its directory (WaitError): its slot goes to them meanwhile. */
