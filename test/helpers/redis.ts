@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cluster } from "ioredis";
-import { createQueueConnection, waitReady, type RedisConnection, type RedisSettings } from "../../src/store";
+import { createQueueConnection, createStoreConnection, waitReady, type RedisConnection, type RedisSettings } from "../../src/store";
 
 /** The Redis every test talks to. */
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -80,4 +80,20 @@ export async function cleanPrefixAt(url: string, prefix: string): Promise<void> 
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * For a store test file: one store connection to the test Redis for the whole file, and a fresh key prefix
+ * per test whose keys are deleted after it. Registers the jest hooks; read `redis` and `prefix` in tests.
+ */
+export function storeTestRedis(): { readonly redis: RedisConnection; readonly prefix: string } {
+  const t = {} as { redis: RedisConnection; prefix: string };
+  beforeAll(async () => {
+    t.redis = createStoreConnection(TEST_REDIS);
+    await waitReady(t.redis);
+  });
+  beforeEach(() => { t.prefix = testPrefix(); });
+  afterEach(async () => cleanPrefix(t.redis, t.prefix));
+  afterAll(() => t.redis.disconnect());
+  return t;
 }
