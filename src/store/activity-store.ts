@@ -73,13 +73,11 @@ function newBatch(): Batch {
 }
 
 export class ActivityStore {
-  private readonly redis: RedisConnection;
   private readonly appendScript: (...args: string[]) => Promise<number>;
   private pending = new Map<string, Batch>();
   private scheduled = false;
 
-  constructor(redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {
-    this.redis = redis;
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {
     this.appendScript = inlineCommand(redis, "activityAppend", "dynamic", APPEND);
   }
 
