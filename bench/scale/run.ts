@@ -705,11 +705,23 @@ async function main(): Promise<void> {
       if (ROUNDS > 1) console.log(`${m} Redis, ${n} worker(s): first-sync max ÷ median per round ${two(ratios)}, median ${median(ratios).toFixed(2)} (goal ≤ 2)`);
     }
   }
-  for (const m of MODES) {
-    const runs = results.filter((r) => r.mode === m && (r.round ?? 1) === 1);
-    if (runs.length < 2) continue;
-    const [a, b] = [runs[0], runs[runs.length - 1]];
-    console.log(`${m} Redis, ${b.workers} ÷ ${a.workers} worker(s), round 1: time to match ${fmt(b.matchS)} s vs ${fmt(a.matchS)} s (${fmt(a.matchS / b.matchS)}× the speed), push ${fmt(b.pushRps / a.pushRps)}×`);
+  // 3 ÷ 1 worker(s) per Redis target: each round's pair, and their median (the guide's "median of ratios")
+  if (WORKER_COUNTS.length >= 2) {
+    const [a, b] = [WORKER_COUNTS[0], WORKER_COUNTS[WORKER_COUNTS.length - 1]];
+    for (const m of MODES) {
+      const speed: number[] = [];
+      const push: number[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const of = (n: number) => results.find((r) => r.mode === m && r.workers === n && (r.round ?? 1) === round);
+        const [ra, rb] = [of(a), of(b)];
+        if (!ra || !rb) continue;
+        speed.push(ra.matchS / rb.matchS);
+        push.push(rb.pushRps / ra.pushRps);
+      }
+      if (!speed.length) continue;
+      const rounds = ROUNDS > 1 ? ` (median of ${speed.length} rounds: speed ${two(speed)}; push ${two(push)})` : "";
+      console.log(`${m} Redis, ${b} ÷ ${a} worker(s): sync speed (1 ÷ time to match) ${median(speed).toFixed(2)}×, push ${median(push).toFixed(2)}×${rounds}`);
+    }
   }
 }
 
