@@ -683,16 +683,20 @@ async function main(): Promise<void> {
   }
   console.log("");
   const two = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
-  for (const n of WORKER_COUNTS) {
-    const push: number[] = [];
-    const sync: number[] = [];
+  /** Per round that has both, the run matching `a` and the run matching `b`: the pairs a ratio is the median of. */
+  const pairs = (a: (r: RunResult) => boolean, b: (r: RunResult) => boolean): Array<[RunResult, RunResult]> => {
+    const out: Array<[RunResult, RunResult]> = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const of = (mode: string) => results.find((r) => r.mode === mode && r.workers === n && (r.round ?? 1) === round);
-      const [s1, c1] = [of("single"), of("cluster")];
-      if (!s1 || !c1) continue;
-      push.push(c1.pushRps / s1.pushRps);
-      sync.push(s1.matchS / c1.matchS);
+      const inRound = (r: RunResult) => (r.round ?? 1) === round;
+      const [ra, rb] = [results.find((r) => inRound(r) && a(r)), results.find((r) => inRound(r) && b(r))];
+      if (ra && rb) out.push([ra, rb]);
     }
+    return out;
+  };
+  for (const n of WORKER_COUNTS) {
+    const runs = pairs((r) => r.mode === "single" && r.workers === n, (r) => r.mode === "cluster" && r.workers === n);
+    const push = runs.map(([s1, c1]) => c1.pushRps / s1.pushRps);
+    const sync = runs.map(([s1, c1]) => s1.matchS / c1.matchS);
     // two decimals: at one, 0.89 printed as 0.9 and read as the goal met
     if (push.length) {
       const rounds = ROUNDS > 1 ? ` (median of ${push.length} rounds: push ${two(push)}; sync ${two(sync)})` : "";
@@ -709,15 +713,9 @@ async function main(): Promise<void> {
   if (WORKER_COUNTS.length >= 2) {
     const [a, b] = [WORKER_COUNTS[0], WORKER_COUNTS[WORKER_COUNTS.length - 1]];
     for (const m of MODES) {
-      const speed: number[] = [];
-      const push: number[] = [];
-      for (let round = 1; round <= ROUNDS; round++) {
-        const of = (n: number) => results.find((r) => r.mode === m && r.workers === n && (r.round ?? 1) === round);
-        const [ra, rb] = [of(a), of(b)];
-        if (!ra || !rb) continue;
-        speed.push(ra.matchS / rb.matchS);
-        push.push(rb.pushRps / ra.pushRps);
-      }
+      const runs = pairs((r) => r.mode === m && r.workers === a, (r) => r.mode === m && r.workers === b);
+      const speed = runs.map(([ra, rb]) => ra.matchS / rb.matchS);
+      const push = runs.map(([ra, rb]) => rb.pushRps / ra.pushRps);
       if (!speed.length) continue;
       const rounds = ROUNDS > 1 ? ` (median of ${speed.length} rounds: speed ${two(speed)}; push ${two(push)})` : "";
       console.log(`${m} Redis, ${b} ÷ ${a} worker(s): sync speed (1 ÷ time to match) ${median(speed).toFixed(2)}×, push ${median(push).toFixed(2)}×${rounds}`);
