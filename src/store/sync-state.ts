@@ -142,6 +142,18 @@ export class SyncStateStore {
   }
 
   /**
+   * True when members of the group changed since its reconcile last settled them: this release's
+   * changed-members hash is not empty, or an earlier release's sorted set is still there (groupMemberDelta
+   * merges it on the group's next delta).
+   */
+  async hasChangedMembers(dir: string, groupId: string): Promise<boolean> {
+    const [changed, legacy] = this.changedMembersKeys(dir, groupId);
+    // both keys share the directory's hash tag: two commands of one socket write, not a script
+    const [n, old] = await Promise.all([this.redis.hlen(changed), this.redis.exists(legacy)]);
+    return n > 0 || old > 0;
+  }
+
+  /**
    * Records an applied delta (or, with `replace`, makes the applied set exactly `add`) and settles the
    * changed members looked at. Returns how many changed members are still waiting.
    */

@@ -7,8 +7,9 @@
  *     that a full diff would send shows it) and sends one member to the platform.
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
-import { createGroup, createUser, endpointCalls, simGroup, simUser, waitIdle, waitStatus } from "../helpers/sync-wait";
+import { createGroup, createUser, endpointCalls, reconcileJobs, simGroup, simUser, waitIdle, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-control";
+import { SyncStateStore } from "../../src/store";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
@@ -119,6 +120,42 @@ describe("group reconcile: O(change)", () => {
     // the retry compared members with the platform and added them: one PATCH, no second rename
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
     expect(await e.state.get("wf", "group", gid)).toMatchObject({ status: "synced", drift: undefined });
+  });
+
+  it("should answer a run of a synced group that nothing changed from its sync state, and apply a change after it", async () => {
+    // with several workers a pushed group's second job finds its create's job applied everything: it must
+    // not claim the name, check ownership, compute a delta or settle one again
+    const [a, b] = await Promise.all(["nc.a@example.com", "nc.b@example.com"].map((n) => createUser(e, "wf", n)));
+    for (const id of [a, b]) await waitStatus(e, "wf", "user", id, "synced");
+    const gid = await createGroup(e, "wf", "Nothing Changed", [a]);
+    await waitStatus(e, "wf", "group", gid, "synced");
+    await waitFor(async () => (await simGroup(e, "Nothing Changed"))?.members.length === 1, 10000, "the group's first member on the platform");
+    await waitIdle(e, "wf");
+    const runs = (await reconcileJobs(e, "wf", "group", gid)).length;
+    const syncedAt = (await e.state.get("wf", "group", gid)).syncedAt;
+    const delta = jest.spyOn(SyncStateStore.prototype, "memberDelta");
+    const settle = jest.spyOn(SyncStateStore.prototype, "settleMembers");
+    try {
+      await e.queues.enqueue("wf", "group", gid);
+      const jobs = await waitReconcileJobs(e, "wf", "group", gid, runs + 1);
+      const last = jobs.reduce((x, y) => ((y.finishedOn ?? 0) > (x.finishedOn ?? 0) ? y : x));
+      expect(last.returnvalue).toBe("unchanged");
+      expect(delta).not.toHaveBeenCalled();
+      expect(settle).not.toHaveBeenCalled();
+      expect((await e.state.get("wf", "group", gid)).syncedAt).toBe(syncedAt);
+
+      // the next member change is applied as before
+      expect([200, 204]).toContain((await patch(gid, [{ op: "add", path: "members", value: [{ value: b }] }])).status);
+      const want = (await pidsOf(["nc.a@example.com", "nc.b@example.com"])).sort();
+      await waitFor(async () => {
+        const members = (await simGroup(e, "Nothing Changed"))?.members.map((m) => m.value).sort();
+        return JSON.stringify(members) === JSON.stringify(want) ? true : undefined;
+      }, 10000, "the new member on the platform");
+      expect(delta).toHaveBeenCalled();
+    } finally {
+      delta.mockRestore();
+      settle.mockRestore();
+    }
   });
 
   it("should look at one member and send one member when one member joins a 50,000-member group", async () => {
