@@ -20,15 +20,21 @@ const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const patch = (gid: string, Operations: object[]) => e.scim("wf").patch(`/Groups/${gid}`, { schemas: [PATCH_OP], Operations });
 const pidsOf = async (names: string[]) => Promise.all(names.map(async (n) => (await simUser(e, n))!.id));
 
+/** Users of these names and a group of the first `members` of them, all synced and the queue idle; returns their ids. */
+async function syncedGroup(displayName: string, names: string[], members: number): Promise<{ gid: string; ids: string[] }> {
+  const ids = await Promise.all(names.map((n) => createUser(e, "wf", n)));
+  for (const id of ids) await waitStatus(e, "wf", "user", id, "synced");
+  const gid = await createGroup(e, "wf", displayName, ids.slice(0, members));
+  await waitStatus(e, "wf", "group", gid, "synced");
+  await waitFor(async () => (await simGroup(e, displayName))?.members.length === members, 10000, "the group's first members on the platform");
+  await waitIdle(e, "wf");
+  return { gid, ids };
+}
+
 describe("group reconcile: O(change)", () => {
   it("should apply exactly the net difference of several PATCHes made before the group's reconcile runs", async () => {
     const names = ["nd.a@example.com", "nd.b@example.com", "nd.c@example.com", "nd.d@example.com", "nd.e@example.com"];
-    const [a, b, c, d, x] = await Promise.all(names.map((n) => createUser(e, "wf", n)));
-    for (const id of [a, b, c, d, x]) await waitStatus(e, "wf", "user", id, "synced");
-    const gid = await createGroup(e, "wf", "Net Delta", [a, b, c]);
-    await waitStatus(e, "wf", "group", gid, "synced");
-    await waitFor(async () => (await simGroup(e, "Net Delta"))?.members.length === 3, 10000, "the group's first members on the platform");
-    await waitIdle(e, "wf");
+    const { gid, ids: [a, b, c, d, x] } = await syncedGroup("Net Delta", names, 3);
 
     // the reconciles wait while the IdP sends several PATCHes
     await pauseDirectory(e.state, "wf", "paused by the test");
@@ -54,13 +60,7 @@ describe("group reconcile: O(change)", () => {
   it("should remove the members a remove names beside non-members, with one call, and leave nothing waiting", async () => {
     // writeGroup records every value of a remove that removed a member as changed (it does not read which
     // were members): the non-members must cost the reconcile a look, not a platform call
-    const names = ["rn.a@example.com", "rn.b@example.com", "rn.y@example.com"];
-    const [a, b, y] = await Promise.all(names.map((n) => createUser(e, "wf", n)));
-    for (const id of [a, b, y]) await waitStatus(e, "wf", "user", id, "synced");
-    const gid = await createGroup(e, "wf", "Remove Named", [a, b]);
-    await waitStatus(e, "wf", "group", gid, "synced");
-    await waitFor(async () => (await simGroup(e, "Remove Named"))?.members.length === 2, 10000, "the group's first members on the platform");
-    await waitIdle(e, "wf");
+    const { gid, ids: [a, b, y] } = await syncedGroup("Remove Named", ["rn.a@example.com", "rn.b@example.com", "rn.y@example.com"], 2);
 
     const patchesBefore = await endpointCalls(e, "PATCH /scim/v2/Groups/:id");
     expect([200, 204]).toContain((await patch(gid, [{ op: "remove", path: "members", value: [{ value: a }, { value: y }, { value: "never-a-member" }] }])).status);
@@ -77,12 +77,7 @@ describe("group reconcile: O(change)", () => {
   });
 
   it("should apply the changes an earlier release recorded in its sorted set, and delete that set", async () => {
-    const [a, d] = await Promise.all(["lg.a@example.com", "lg.d@example.com"].map((n) => createUser(e, "wf", n)));
-    for (const id of [a, d]) await waitStatus(e, "wf", "user", id, "synced");
-    const gid = await createGroup(e, "wf", "Legacy Changes", [a]);
-    await waitStatus(e, "wf", "group", gid, "synced");
-    await waitFor(async () => (await simGroup(e, "Legacy Changes"))?.members.length === 1, 10000, "the group's first member on the platform");
-    await waitIdle(e, "wf");
+    const { gid, ids: [, d] } = await syncedGroup("Legacy Changes", ["lg.a@example.com", "lg.d@example.com"], 1);
 
     // an earlier release took the PATCH: its change is in the ZSET s:gc:<id>, none in this release's hash
     await pauseDirectory(e.state, "wf", "paused by the test");
@@ -125,12 +120,7 @@ describe("group reconcile: O(change)", () => {
   it("should answer a run of a synced group that nothing changed from its sync state, and apply a change after it", async () => {
     // with several workers a pushed group's second job finds its create's job applied everything: it must
     // not claim the name, check ownership, compute a delta or settle one again
-    const [a, b] = await Promise.all(["nc.a@example.com", "nc.b@example.com"].map((n) => createUser(e, "wf", n)));
-    for (const id of [a, b]) await waitStatus(e, "wf", "user", id, "synced");
-    const gid = await createGroup(e, "wf", "Nothing Changed", [a]);
-    await waitStatus(e, "wf", "group", gid, "synced");
-    await waitFor(async () => (await simGroup(e, "Nothing Changed"))?.members.length === 1, 10000, "the group's first member on the platform");
-    await waitIdle(e, "wf");
+    const { gid, ids: [, b] } = await syncedGroup("Nothing Changed", ["nc.a@example.com", "nc.b@example.com"], 1);
     const runs = (await reconcileJobs(e, "wf", "group", gid)).length;
     const syncedAt = (await e.state.get("wf", "group", gid)).syncedAt;
     const delta = jest.spyOn(SyncStateStore.prototype, "memberDelta");
