@@ -7,6 +7,7 @@
  * not a member on the platform (DESIGN §2: "deactivated on the platform … removed from groups"); the
  * user's reconcile asks for its groups again when it is deactivated or reactivated.
  */
+import type { SyncRecord } from "../../store";
 import type { ReconcileContext, Outcome } from "../context";
 import { WaitError, isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
@@ -14,8 +15,7 @@ import { managedExternalId } from "../mapping/workforce-user";
 import { claimPlatformName, releasePlatformName } from "../name-conflicts";
 import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
-async function removePlatformGroup(c: ReconcileContext, id: string): Promise<Outcome> {
-  const st = await c.state.get(c.dir.id, "group", id);
+async function removePlatformGroup(c: ReconcileContext, id: string, st: SyncRecord): Promise<Outcome> {
   if (st.platformId) {
     await ensureOwned(c, "group", st.platformId);
     await c.platform.scim.deleteGroup(st.platformId);
@@ -51,10 +51,10 @@ export async function activeMemberIds(c: Pick<ReconcileContext, "users" | "group
 /** Reconciles one group of a workforce directory. */
 export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): Promise<Outcome> {
   const dirId = c.dir.id;
-  const desired = await c.groups.get(dirId, id, false);
-  if (!desired) return removePlatformGroup(c, id);
+  // both reads in one round trip, as the user reconcile makes them (its members are not read here)
+  const [desired, st] = await Promise.all([c.groups.get(dirId, id, false), c.state.get(dirId, "group", id)]);
+  if (!desired) return removePlatformGroup(c, id, st);
 
-  const st = await c.state.get(dirId, "group", id);
   const displayName = String(desired.body.displayName);
   const hash = payloadHash({ displayName });
   // A run that finds the group as its last run left it has nothing to do: the platform group carries this
@@ -63,7 +63,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   // several workers this is a pushed group's second job: the IdP creates the group and then PATCHes its
   // members, and the create's job, already running on another worker, applied both (bench/scale, 1,000
   // directories, 3 workers: 7,339–8,476 such runs for 10,000 groups). Its name claim, ownership claim,
-  // delta, settle and state write were five scripts for nothing; the look costs one round trip.
+  // delta, settle and state write were five scripts for nothing; the look costs one round trip more.
   if (st.platformId && st.status === "synced" && !st.drift && st.hash === hash && !(await c.state.hasChangedMembers(dirId, id))) return "unchanged";
   // another IdP group of this directory with the same platform name is never merged into this one
   const claimed = await claimPlatformName(c, "g", id, displayName);
