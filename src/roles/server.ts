@@ -14,7 +14,8 @@ import { metricsHandler } from "../ops/metrics-handler";
 import { healthz, readyz, RoleProbe } from "../ops/health";
 import type { Metrics } from "../observability/metrics";
 import { requestLog } from "../observability/request-log";
-import { createScimApp } from "../scim/app";
+import { SCIM_DIRECTORY_PATH, scimDirectoryRouter, scimNotFound } from "../scim/app";
+import { createExpressServer } from "./express-server";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
@@ -34,7 +35,7 @@ export interface ServerOptions {
 }
 
 async function listen(app: Express, host: string, port: number): Promise<{ server: http.Server; url: string; port: number }> {
-  const server = http.createServer({ keepAliveTimeout: 65000 }, app);
+  const server = createExpressServer(app, { keepAliveTimeout: 65000 });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());
@@ -94,16 +95,19 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
 
   const app = express();
   app.disable("x-powered-by");
+  // SCIM resources carry their version as ETag; nothing here makes ETags of response bodies
+  app.set("etag", false);
   app.set("trust proxy", config.server.trustProxy);
   app.use(requestLog(logger));
   opsRoutes(app, ops, opts.probe ?? new RoleProbe("server"), opts.metrics);
   app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger, registry }));
   app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));
-  if (opts.metrics) app.use("/scim/v2/:directoryId", scimMetrics(registry, opts.metrics));
-  app.use(createScimApp({ config, users, groups, logger, registry }));
-  // errors raised by this app's own layers (e.g. a malformed %-escape in /scim/v2/:directoryId, matched by
-  // the metrics middleware) skip the mounted SCIM app's handlers: answer them in SCIM form too, never
-  // with Express's default HTML page and its stack trace
+  if (opts.metrics) app.use(SCIM_DIRECTORY_PATH, scimMetrics(registry, opts.metrics));
+  // the SCIM routes on this app, not in an app of their own (src/scim/app.ts says why)
+  app.use(SCIM_DIRECTORY_PATH, scimDirectoryRouter({ config, users, groups, logger, registry }));
+  app.use(scimNotFound);
+  // every error of this app (a SCIM route's, or e.g. a malformed %-escape in /scim/v2/:directoryId) is
+  // answered in SCIM form, never with Express's default HTML page and its stack trace
   app.use(scimErrorHandler(logger, config.server.retryAfterSeconds));
 
   const { server, url, port } = await listen(app, config.server.host, config.server.port);

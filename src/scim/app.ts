@@ -4,8 +4,12 @@
  * (store-backed, indexed, paged), the root search, the discovery endpoints, /Me and /Bulk → SCIM 404 for
  * anything else → the SCIM error renderer (never an HTML page or a stack trace). Every route is ours:
  * no request reaches a scimmy-routers default (SCIMMY itself validates bodies and applies PATCH).
+ *
+ * The server (src/roles/server.ts) mounts the directory router on its own app: an app mounted in another
+ * switches each request's prototype on the way in and back on the way out (express-server.ts says why
+ * that costs). `createScimApp` wraps the same router in an app of its own, for tests and tools.
  */
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler, type Router } from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { RedisConnection } from "../store/connection";
@@ -51,8 +55,30 @@ function noteChanges<T extends UserStore | GroupStore>(store: T, res: express.Re
 
 const JSON_TYPES = ["application/scim+json", "application/json", "application/*+json"];
 
-/** Builds the SCIM express app for every configured directory. */
-export function createScimApp({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Express {
+/** Where the directory router is mounted. */
+export const SCIM_DIRECTORY_PATH = "/scim/v2/:directoryId";
+
+/** A SCIM 404 for a path no route serves (after every other route of the app). */
+export const scimNotFound: RequestHandler = (_req, res) => sendScimError(res, 404, undefined, "Endpoint not found");
+
+/** The SCIM express app for every configured directory: the directory router, the SCIM 404 and the error renderer. */
+export function createScimApp(deps: ScimAppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", deps.config.server.trustProxy);
+  app.use(SCIM_DIRECTORY_PATH, scimDirectoryRouter(deps));
+  app.use(scimNotFound);
+  app.use(scimErrorHandler(deps.logger, deps.config.server.retryAfterSeconds));
+  return app;
+}
+
+/**
+ * The routes of `/scim/v2/:directoryId` for every configured directory. The app it is mounted on must not
+ * make ETags of its own (`app.set("etag", false)`): a SCIM resource's ETag is its version, and a list or
+ * an error has none.
+ */
+export function scimDirectoryRouter({ config, users, groups, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Router {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -63,11 +89,6 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
   setupScimmy();
   const scans = new ScanGate(config.scim.maxConcurrentScans);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
-
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.set("trust proxy", config.server.trustProxy);
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
@@ -99,8 +120,5 @@ export function createScimApp({ config, users, groups, logger, redis, registry =
   dir.use(rootSearchRouter());
   dir.use(discoveryRouter());
 
-  app.use("/scim/v2/:directoryId", dir);
-  app.use((_req, res) => sendScimError(res, 404, undefined, "Endpoint not found"));
-  app.use(scimErrorHandler(logger, config.server.retryAfterSeconds));
-  return app;
+  return dir;
 }
