@@ -1,8 +1,8 @@
 /**
  * Write coalescing (src/store/write-coalescing.ts) against real Redis: the commands sent in one turn of the
  * event loop leave in one socket write, in order, each with its own reply, also when several callbacks of
- * that turn sent them; a reconnected connection is coalesced too; on Redis Cluster the store connection is
- * coalesced (it does not auto-pipeline there, src/store/connection.ts).
+ * that turn sent them; a reconnected connection is coalesced too; the store connection is coalesced and
+ * does not auto-pipeline, on single Redis and on Redis Cluster (src/store/connection.ts).
  */
 import { Redis } from "ioredis";
 import { closeConnection, coalesceWrites, createQueueConnection, createStoreConnection, nodeFor, waitReady, type RedisConnection } from "../../src/store";
@@ -59,6 +59,19 @@ describe("coalesceWrites", () => {
     });
     expect(replies).toEqual([1, 2, "2"]);
     expect(writes.count()).toBe(1);
+  });
+
+  single("should coalesce a single-Redis store connection, which does not auto-pipeline: each reply is its command's own", async () => {
+    const store = createStoreConnection(TEST_REDIS);
+    await waitReady(store);
+    // auto-pipelining keeps one batch in flight and answers its commands only once the last reply is in
+    expect((store as Redis).options.enableAutoPipelining).toBe(false);
+    const writes = countWrites(store);
+    const key = `${prefix}:{d}:p`;
+    const replies = await Promise.all([store.incr(key), store.incr(key), store.get(key), store.incrby(key, 10), store.del(key)]);
+    expect(replies).toEqual([1, 2, "2", 12, 1]);
+    expect(writes.count()).toBe(1);
+    await closeConnection(store);
   });
 
   const cluster = TEST_CLUSTER_NODES.length ? it : it.skip;
