@@ -106,6 +106,8 @@ function plainJsonBody(limitBytes: number): RequestHandler {
       req.removeListener("data", onData);
       if (err) return next(err);
       const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      // the request's 'error' and 'close' listeners keep this closure until the answer is sent: not the bytes
+      chunks.length = 0;
       try {
         verifyBody(req, res, buf, "utf-8");
         // an empty body is {}, as express.json makes it
