@@ -57,8 +57,9 @@ function closer(server: http.Server): Promise<void> {
 function scimMetrics(registry: DirectoryRegistry, m: Metrics): express.RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
+    // read now, where this middleware is mounted: when the answer is sent, req.params are the last route's
+    const id = String(req.params.directoryId);
     res.on("finish", () => {
-      const id = String(req.params.directoryId);
       const directory = registry.get(id) ? id : "unknown";
       m.scimRequests.inc({ directory, method: req.method, status: String(res.statusCode) });
       m.scimDuration.observe({ directory, method: req.method }, (performance.now() - started) / 1000);

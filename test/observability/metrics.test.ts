@@ -30,6 +30,8 @@ describe("GET /metrics", () => {
     await waitFor(async () => (await e.state.get("wf", "user", res.body.id)).status === "synced");
     await fetch(`${s.url}/scim/v2/wf/Users`, { headers: { Authorization: "Bearer wf-token-1" } });
     await fetch(`${s.url}/scim/v2/no-such-dir/Users`);
+    // answered past the directory's routes (the SCIM 404): still counted for its directory
+    expect((await fetch(`${s.url}/scim/v2/wf/NoSuchEndpoint`, { headers: { Authorization: "Bearer wf-token-1" } })).status).toBe(404);
     expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${s.url}/metrics`, { headers: { Authorization: "Bearer wf-token-1" } })).status).toBe(401);
     const text = await (await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
@@ -40,6 +42,7 @@ describe("GET /metrics", () => {
     });
     expect(text).toMatch(/^scim_requests_total\{directory="wf",method="GET",status="200"\} 1$/m);
     expect(text).toMatch(/^scim_requests_total\{directory="unknown",method="GET",status="401"\} 1$/m);
+    expect(text).toMatch(/^scim_requests_total\{directory="wf",method="GET",status="404"\} 1$/m);
     expect(text).toMatch(/^sync_jobs_total\{directory="wf",kind="user",outcome="created"\} 1$/m);
     expect(text).toMatch(/^platform_calls_total\{directory="wf",endpoint="POST \/scim\/v2\/Users",status="201"\} 1$/m);
     expect(text).toMatch(/^sync_items\{directory="wf",status="synced"\} 1$/m);
