@@ -14,8 +14,6 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import type { Express } from "express";
 
-type Constructor<T> = new (...args: never[]) => T;
-
 /** `http.createServer(options, app)`, with requests and responses made as `app.request` / `app.response`. */
 export function createExpressServer(app: Express, options: http.ServerOptions = {}): http.Server {
   // Node's classes are constructor functions: a function whose prototype is the app's object makes
@@ -30,7 +28,7 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
   Response.prototype = app.response;
   return http.createServer({
     ...options,
-    IncomingMessage: Request as unknown as Constructor<http.IncomingMessage> as typeof http.IncomingMessage,
-    ServerResponse: Response as unknown as Constructor<http.ServerResponse> as typeof http.ServerResponse,
+    IncomingMessage: Request as unknown as typeof http.IncomingMessage,
+    ServerResponse: Response as unknown as typeof http.ServerResponse,
   }, app);
 }

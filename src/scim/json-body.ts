@@ -91,6 +91,11 @@ function plainJsonType(contentType: string): boolean {
  * every request; under bench/scim §4's 256-member PATCHes that was ~30 µs and ~15 KB of short-lived
  * strings per request, on the event loop every request of the server shares.
  */
+/** An error of the kind express.json raises (`type`), for the SCIM error handler's one mapping of them. */
+function bodyError(type: "entity.parse.failed" | "request.aborted"): Error {
+  return Object.assign(new Error(type), { status: 400, type });
+}
+
 function plainJsonBody(limitBytes: number): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
@@ -113,15 +118,15 @@ function plainJsonBody(limitBytes: number): RequestHandler {
         // an empty body is {}, as express.json makes it
         req.body = size === 0 ? {} : JSON.parse(buf.toString("utf8"));
       } catch (e) {
-        return next(e instanceof SyntaxError ? new ScimError(400, "invalidSyntax", "Request body is not valid JSON") : e);
+        return next(e instanceof SyntaxError ? bodyError("entity.parse.failed") : e);
       }
       next();
     };
     const onData = (chunk: Buffer) => { chunks.push(chunk); size += chunk.length; };
     req.on("data", onData);
     req.once("end", () => finish());
-    req.once("error", () => finish(new ScimError(400, "invalidSyntax", "Request aborted")));
-    req.once("close", () => { if (!req.complete) finish(new ScimError(400, "invalidSyntax", "Request aborted")); });
+    req.once("error", () => finish(bodyError("request.aborted")));
+    req.once("close", () => { if (!req.complete) finish(bodyError("request.aborted")); });
   };
 }
 
