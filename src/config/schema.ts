@@ -162,6 +162,12 @@ export const directorySchema = strictObject({
     }).prefault({}),
     /** Safeguards of operator actions (resync). */
     safety: safetySchema.prefault({}),
+    /**
+     * Strict SCIM: refuse what the lenient default accepts and reports (attributes the directory does not
+     * declare, member ids that do not exist), as draft-zollner-scim-interop-profile asks, so a mapping
+     * mistake shows at the first create instead of the hundredth update.
+     */
+    strict: z.boolean().default(false),
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {
