@@ -109,7 +109,7 @@ export function buildProgram(): Command {
     .action(async (space: string, resource: string, o: RemoteOptions & { to: string; from?: string; by?: string }) => {
       const r = await withBackend(o, (b) => b.handOver({ space, resource, to: o.to, from: o.from }, `${o.by ?? safeUser()} (cli)`));
       if (!r.ok) { console.error(`scim-bridge: ${r.error}`); process.exitCode = r.status === 400 ? 2 : 1; return; }
-      out(`${r.resource} (${r.space}) handed over from ${r.from ?? "nobody"} to ${r.to}; ${r.requeued} failed item(s) of ${r.to} queued again`);
+      out(`${r.resource} (${r.space}) handed over from ${r.from ?? "nobody"} to ${r.to} on platform account ${r.account}; ${r.requeued} failed item(s) of ${r.to} queued again`);
     });
   const token = program.command("token").description("SCIM tokens");
   token.command("new").argument("<directory>").description("print a fresh token once, and the hash to add to the directory's tokenHashes")

@@ -18,6 +18,7 @@ import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
+import { migrateAccountKeys } from "../accounts/account-migration";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
   ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
@@ -190,6 +191,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   keyChecks.start();
   revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
+  // before any directory claims a resource: records of earlier releases move to the canonical account keys
+  await migrateAccountKeys(redis, prefix, registry.list().map((e) => e.dir), logger);
   // a few directories at a time: one after the other, 1,000 directories took seconds of round trips
   // (more on a cluster) before the first job could run
   await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));

@@ -43,14 +43,17 @@
  *                         left pending are reclaimed (XAUTOCLAIM), which is the sweeper.
  */
 import { createHash } from "node:crypto";
+import { accountIdentity } from "../accounts/account-identity";
 
 
 /**
  * `<keyPrefix>:{acct-<hash>}:rate`: the call window shared by every directory that syncs into one platform
- * account (the same baseUrl), with its own hash tag (its one-key script runs on any shard).
+ * account (the same account identity, src/accounts/account-identity.ts), with its own hash tag (its one-key
+ * script runs on any shard). A window lasts the account's `durationMs`, so earlier releases' windows (keyed
+ * by the lower-cased URL) need no move: they expire.
  */
 export function platformAccountRateKey(keyPrefix: string, baseUrl: string): string {
-  return `${keyPrefix}:{acct-${createHash("sha256").update(baseUrl.replace(/\/+$/, "").toLowerCase()).digest("hex").slice(0, 16)}}:rate`;
+  return `${keyPrefix}:{acct-${createHash("sha256").update(accountIdentity(baseUrl)).digest("hex").slice(0, 16)}}:rate`;
 }
 
 /** Key builder for one directory. */

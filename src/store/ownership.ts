@@ -1,16 +1,16 @@
 /**
  * Which directory manages each platform resource (issue 9 item 8). Directories pointed at one platform
- * account (the same `platform.baseUrl`: two IdPs of one company, a move from Okta to Entra) would
+ * account (the same account identity, src/accounts/account-identity.ts: two IdPs of one company, a move from Okta to Entra) would
  * otherwise adopt each other's same-named users and groups, and one directory's resync could deprovision
  * what the other manages. The first directory to create or adopt a resource owns it; another never
  * adopts, changes or deprovisions it (its item fails naming the owner) until an operator hands it over.
  *
- * Keys (account-wide, like the external-user count; A = `<keyPrefix>:acct:<sha1(baseUrl)>:`):
+ * Keys (account-wide, like the external-user count; A = `<keyPrefix>:acct:<sha1(account)>:`, AccountKeys):
  *   A owner:<space>   HASH  resource key → directory id
  * where <space> is "u" (workforce platform user id), "g" (workforce platform group id), "eu" (embed
  * externalId: external users are account-wide) or "eg:<tenant>" (embed-tenant group name, lower-cased).
  */
-import { createHash } from "node:crypto";
+import { AccountKeys } from "./account-keys";
 import type { RedisConnection } from "./connection";
 import { inlineCommand } from "./scripts";
 
@@ -47,13 +47,16 @@ export class Ownership {
   private readonly claimScript: (...args: string[]) => Promise<string>;
   private readonly handOverScript: (...args: string[]) => Promise<[number, string]>;
 
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
+  private readonly keys: AccountKeys;
+
+  constructor(private readonly redis: RedisConnection, keyPrefix: string) {
+    this.keys = new AccountKeys(keyPrefix);
     this.claimScript = inlineCommand(redis, "ownershipClaim", 1, CLAIM);
     this.handOverScript = inlineCommand(redis, "ownershipHandOver", 1, HAND_OVER);
   }
 
   key(baseUrl: string, space: OwnerSpace): string {
-    return `${this.keyPrefix}:acct:${createHash("sha1").update(baseUrl).digest("hex")}:owner:${space}`;
+    return this.keys.owners(baseUrl, space);
   }
 
   /** The owner of a resource, taking it for `dir` when nobody owns it. */

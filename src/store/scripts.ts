@@ -22,6 +22,7 @@ export interface StoreCommands {
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
+  mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

@@ -6,6 +6,7 @@
  * touches it again.
  */
 import type { Logger } from "pino";
+import { accountIdentity, sameAccount } from "../accounts/account-identity";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { Ownership, type OwnerSpace, type SyncStateStore } from "../store";
 import { retryFailed } from "./directory-control";
@@ -21,7 +22,8 @@ export interface HandoverRequest {
 }
 
 export type HandoverResult =
-  | { ok: true; space: OwnerSpace; resource: string; from: string | null; to: string; requeued: number }
+  /** `account`: the canonical identity of the platform account both directories are on. */
+  | { ok: true; space: OwnerSpace; resource: string; from: string | null; to: string; requeued: number; account: string }
   | { ok: false; status: 400 | 409; error: string };
 
 export interface HandoverDeps {
@@ -51,7 +53,8 @@ export async function handOver(d: HandoverDeps, req: HandoverRequest, who: strin
   if (req.from !== undefined) {
     const from = find(req.from);
     if (!from) return { ok: false, status: 400, error: `unknown directory "${req.from}"` };
-    if (from.platform.baseUrl !== to.platform.baseUrl) return { ok: false, status: 400, error: `directories "${from.id}" and "${to.id}" are on different platform accounts` };
+    // one account whatever the spelling of its URL (the ownership map is keyed by the canonical identity)
+    if (!sameAccount(from.platform.baseUrl, to.platform.baseUrl)) return { ok: false, status: 400, error: `directories "${from.id}" and "${to.id}" are on different platform accounts` };
   }
   const space = req.space as OwnerSpace;
   const resource = space.startsWith("eg:") ? req.resource.toLowerCase() : req.resource;
@@ -64,5 +67,5 @@ export async function handOver(d: HandoverDeps, req: HandoverRequest, who: strin
   }
   const requeued = await retryFailed(d.state, to.id, (kind, id) => d.queues.enqueue(to.id, kind, id), waiting);
   d.logger?.warn({ space, resource, from: r.owner ?? null, to: to.id, by: who, requeued }, "platform resource handed over");
-  return { ok: true, space, resource, from: r.owner ?? null, to: to.id, requeued };
+  return { ok: true, space, resource, from: r.owner ?? null, to: to.id, requeued, account: accountIdentity(to.platform.baseUrl) };
 }

@@ -108,7 +108,12 @@ export function tokenOf(dir: string): string {
 }
 
 type Settings = Record<string, unknown> | undefined;
-const platformOf = (base: Record<string, unknown>, over: Settings) => ({ ...base, ...(over?.platform as Record<string, unknown> | undefined) });
+/** `platform` merged key by key; a `baseUrl` given as a function is called with the simulator's (another spelling of it). */
+const platformOf = (base: Record<string, unknown>, over: Settings) => {
+  const p: Record<string, unknown> = { ...base, ...(over?.platform as Record<string, unknown> | undefined) };
+  if (typeof p.baseUrl === "function") p.baseUrl = (p.baseUrl as (sim: string) => string)(base.baseUrl as string);
+  return p;
+};
 
 /** Starts simulator, SCIM app and (by default) the sync runtime. */
 export async function startSyncEnv(o: SyncEnvOptions = {}): Promise<SyncEnv> {

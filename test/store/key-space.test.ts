@@ -48,7 +48,7 @@ describe("the key space", () => {
     // the run touched the families it should have (a scan that found little proves little)
     for (const p of ["<kp>:{<dir>}:outbox", "<kp>:{<dir>}:mg:<value>", "<kp>:{<dir>}:lg", "<kp>:{<dir>}:s:rate", "<kp>:{<dir>}:resync", "<kp>:{<dir>}:authfail:<address>",
       "<kp>:authfail:invalid-directory:<address>", "<kp>:admin:authfail:<address>", "<kp>:admin:session:<id>",
-      "<kp>:acct:<sha1(baseUrl)>:external-users", "<kp>:{<dir>}:s:embed-groups", "{<kp>…}:<queue>:…"]) {
+      "<kp>:acct:<sha1(account)>:external-users", "<kp>:{<dir>}:s:embed-groups", "{<kp>…}:<queue>:…"]) {
       expect(families).toContain(p);
     }
   });
