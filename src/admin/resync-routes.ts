@@ -5,9 +5,11 @@
  *   GET  /:id/resync                  progress and final summary; while it awaits confirmation, `deprovisions`
  *                                     lists what it would deprovision
  *   GET  /:id/resync/plan             the latest dry run's report (404 before the first)
- *   POST /:id/resync/confirm          deprovision what the resync holds (202); `{"by": "<name>", "resync": "<id>"}` optional
+ *   POST /:id/resync/confirm          deprovision what the resync holds, re-checked against the present (202
+ *                                     `{confirmed, dropped, resync}`: `dropped` the IdP pushed again since the hold);
+ *                                     `{"by": "<name>", "resync": "<id>"}` optional
  *   POST /:id/resync/cancel           drop what it holds; nothing is deprovisioned
- *   GET  /:id/resync/audit            confirmations and cancellations, newest first (who, when, how many)
+ *   GET  /:id/resync/audit            holds, confirmations and cancellations, newest first (who, when, how many)
  * A form POST (the status page) is answered with a redirect back to the page.
  */
 import { randomUUID } from "node:crypto";
@@ -65,9 +67,9 @@ export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler
   for (const action of ["confirm", "cancel"] as const) {
     r.post(`/:id/resync/${action}`, async (req, res) => {
       const expect = typeof req.body?.resync === "string" ? req.body.resync : "";
-      const a = await answerResync({ redis: c.redis, keyPrefix: prefix, queues: c.queues, logger }, req.params.id, action, operator(req), expect);
+      const a = await answerResync({ redis: c.redis, keyPrefix: prefix, queues: c.queues, logger, directory: (id) => c.registry.get(id)?.dir }, req.params.id, action, operator(req), expect);
       if (!a.answered) { reply(req, res, 409, { error: a.reason }); return; }
-      reply(req, res, action === "confirm" ? 202 : 200, action === "confirm" ? { confirmed: a.count, resync: a.resync } : { cancelled: a.count, resync: a.resync });
+      reply(req, res, action === "confirm" ? 202 : 200, action === "confirm" ? { confirmed: a.count, dropped: a.dropped ?? 0, resync: a.resync } : { cancelled: a.count, resync: a.resync });
     });
   }
   return r;

@@ -14,6 +14,9 @@
  *   directory_paused{directory}                           gauge 1/0, at scrape
  *   platform_healthy{directory}                           gauge 1/0: the platform key last verified, or the last call
  *                                                         succeeded (re-verified periodically), at scrape
+ *   deprovisions_held{directory,source}                   gauge, at scrape: deprovisions waiting for an operator —
+ *                                                         source "resync" (a resync's safeguard held them) or
+ *                                                         "brake" (the directory's deprovision brake held them)
  * Without `metrics.tokenHashes` /metrics is unauthenticated and every `directory` label is an opaque
  * label (`src/ops/directory-labels.ts`; the admin API shows each directory's); with them it asks for a
  * token and shows the directory ids.
@@ -33,6 +36,7 @@ export interface Metrics {
   externalUsers: Gauge<"directory">;
   paused: Gauge<"directory">;
   platformHealthy: Gauge<"directory">;
+  deprovisionsHeld: Gauge<"directory" | "source">;
 }
 
 /** `METHOD /path` with ids replaced, so the label has a bounded number of values. */
@@ -62,5 +66,6 @@ export function createMetrics(): Metrics {
     externalUsers: new Gauge({ name: "external_users", help: "External users provisioned on the directory's platform account (embed)", labelNames: ["directory"], registers: r }),
     paused: new Gauge({ name: "directory_paused", help: "1 while a directory's sync is paused (e.g. platform 401)", labelNames: ["directory"], registers: r }),
     platformHealthy: new Gauge({ name: "platform_healthy", help: "1 while a directory's platform key works (verified, or the last call succeeded)", labelNames: ["directory"], registers: r }),
+    deprovisionsHeld: new Gauge({ name: "deprovisions_held", help: "Deprovisions held for an operator's confirmation, by what held them (resync, brake)", labelNames: ["directory", "source"], registers: r }),
   };
 }

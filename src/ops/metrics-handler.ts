@@ -1,6 +1,6 @@
 /**
  * /metrics: refreshes the gauges read from Redis (queue depth, items by status, external users, paused,
- * platform health) before a scrape. With `metrics.tokenHashes` it asks for one of those tokens and labels
+ * platform health, deprovisions held) before a scrape. With `metrics.tokenHashes` it asks for one of those tokens and labels
  * by directory id; without, it is open and every directory id is replaced by its opaque label.
  */
 import type { RequestHandler } from "express";
@@ -13,13 +13,14 @@ import { platformHealthy } from "../sync/key-check";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
   for (const d of c.registry.enabled()) {
-    const [depth, items, meta] = await Promise.all([c.queues.depth(d.id), c.state.counts(d.id), c.state.meta(d.id)]);
+    const [depth, items, meta, resync] = await Promise.all([c.queues.depth(d.id), c.state.counts(d.id), c.state.meta(d.id), c.resyncs.progress(d.id)]);
     // per directory: "waiting" in its backlog (not admitted yet) and "admitted" into its shard, not finished
     m.queueDepth.set({ directory: d.id, state: "waiting" }, depth.backlog);
     m.queueDepth.set({ directory: d.id, state: "admitted" }, depth.admitted);
     for (const s of SYNC_STATUSES) m.syncItems.set({ directory: d.id, status: s }, items[s]);
     m.paused.set({ directory: d.id }, meta.paused ? 1 : 0);
     m.platformHealthy.set({ directory: d.id }, platformHealthy(meta.keyStatus) ? 1 : 0);
+    m.deprovisionsHeld.set({ directory: d.id, source: "resync" }, resync.status === "awaiting-confirmation" ? resync.held : 0);
     if (d.target === "embed") m.externalUsers.set({ directory: d.id }, await c.usage.count(d.platform.baseUrl));
   }
 }

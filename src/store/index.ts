@@ -32,3 +32,4 @@ export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";
 export { inlineCommand } from "./scripts";
+export * from "./resync-held";

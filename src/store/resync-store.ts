@@ -8,7 +8,7 @@
  *   P resync          HASH    progress of the latest resync: id, status (running | awaiting-confirmation | done),
  *                             phase (listing | reconciling | awaiting-confirmation | deprovisioning | done |
  *                             cancelled | failed), total, done, created, updated, deactivated, deleted, unchanged,
- *                             failed, held, holdReason, startedAt, finishedAt, requestedBy, error (why the listing
+ *                             failed, held, holdReason, firstHoldReason, dropped, startedAt, finishedAt, requestedBy, error (why the listing
  *                             phase failed), confirmedBy, confirmedAt, confirmedCount, cancelledBy, cancelledAt,
  *                             cancelledCount, purpose ("delete": the deprovision run of a directory being deleted)
  *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for, and
@@ -16,7 +16,7 @@
  *   P resync:lock     STRING  the running resync's id (EX 6 h): two resyncs of a directory never overlap
  *   P resync:held     HASH    "<kind>:<id>" → plan item (JSON): deprovisions held for an operator's confirmation
  *   P resync:plan     STRING  the latest dry run's report (JSON, EX 7 days)
- *   P resync:audit    LIST    confirmations and cancellations (JSON), newest first, 100 kept
+ *   P resync:audit    LIST    holds, confirmations and cancellations (JSON), newest first, 100 kept
  *
  * Each reconcile that settles a pending resource counts its outcome (SETTLE, one script: a resource is
  * counted once however often it settles); the last one marks the resync done. An operator's answer
@@ -49,6 +49,10 @@ export interface ResyncProgress {
   /** Deprovisions held for an operator's confirmation. */
   held: number;
   holdReason?: string;
+  /** The reason of the hold before re-checks refreshed it. */
+  firstHoldReason?: string;
+  /** Held items re-checks dropped because the IdP pushed them again (or another directory manages them). */
+  dropped: number;
   startedAt?: string;
   finishedAt?: string;
   requestedBy?: string;
@@ -94,11 +98,15 @@ export interface PlanReport {
 
 /** One entry of the audit list. */
 export interface ResyncAuditEntry {
-  action: "confirm" | "cancel";
+  /** "hold": the resync (manual or scheduled, `by` who asked) held its deprovisions, `reason` why. */
+  action: "confirm" | "cancel" | "hold";
   resync: string;
   by: string;
   at: string;
   count: number;
+  /** Held items a confirmation's re-check dropped (the IdP pushed them again). */
+  dropped?: number;
+  reason?: string;
 }
 
 /**
@@ -139,7 +147,8 @@ return 1`;
 
 /*
   KEYS[1] progress, KEYS[2] pending, KEYS[3] lock, KEYS[4] audit, KEYS[5] held
-  ARGV[1] "confirm" | "cancel", ARGV[2] who, ARGV[3] now, ARGV[4] lock TTL (s), ARGV[5] expected resync id ("" any)
+  ARGV[1] "confirm" | "cancel", ARGV[2] who, ARGV[3] now, ARGV[4] lock TTL (s), ARGV[5] expected resync id ("" any),
+  ARGV[6] how many held items the re-check before the answer dropped (for the audit entry)
   Output: {1, resync id, count} when answered; {0, current status} when nothing awaits confirmation;
   {-1, current id} when another resync awaits it.
 */
@@ -162,7 +171,7 @@ else
     redis.call('HSET', KEYS[1], 'status', 'running')
   end
 end
-redis.call('LPUSH', KEYS[4], cjson.encode({action = ARGV[1], resync = rid, by = ARGV[2], at = ARGV[3], count = n}))
+redis.call('LPUSH', KEYS[4], cjson.encode({action = ARGV[1], resync = rid, by = ARGV[2], at = ARGV[3], count = n, dropped = tonumber(ARGV[6])}))
 redis.call('LTRIM', KEYS[4], 0, 99)
 return {1, rid, n}`;
 
@@ -189,8 +198,8 @@ export class ResyncStore {
     const optN = (k: string) => (h[k] ? { [k]: Number(h[k]) } : {});
     return {
       id: h.id, status: h.status as ResyncProgress["status"], phase: h.phase, total: n("total"), done: n("done"), created: n("created"),
-      updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"), held: n("held"),
-      startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...opt("error"), ...opt("holdReason"),
+      updated: n("updated"), deactivated: n("deactivated"), deleted: n("deleted"), unchanged: n("unchanged"), failed: n("failed"), held: n("held"), dropped: n("dropped"),
+      startedAt: h.startedAt, finishedAt: h.finishedAt, requestedBy: h.requestedBy, ...opt("error"), ...opt("holdReason"), ...opt("firstHoldReason"),
       ...opt("confirmedBy"), ...opt("confirmedAt"), ...optN("confirmedCount"), ...opt("cancelledBy"), ...opt("cancelledAt"), ...optN("cancelledCount"), ...opt("purpose"),
     };
   }
@@ -248,13 +257,18 @@ export class ResyncStore {
     await this.redis.hincrby(this.keys(dir).progress, "deleted", n);
   }
 
-  /** Holds the plan's deprovisions for an operator's confirmation: the resync turns awaiting-confirmation. */
-  async hold(dir: string, items: PlanItem[], reason: string): Promise<void> {
+  /**
+   * Holds the plan's deprovisions for an operator's confirmation: the resync turns awaiting-confirmation, and
+   * the hold is audited (who asked for the resync: an operator or "schedule").
+   */
+  async hold(dir: string, items: PlanItem[], reason: string, resync = "", by = ""): Promise<void> {
     const k = this.keys(dir);
     for (let i = 0; i < items.length; i += 1000) {
       await this.redis.hset(k.held, ...items.slice(i, i + 1000).flatMap((it) => [`${it.kind}:${it.id}`, JSON.stringify(it)]));
     }
-    await this.redis.hset(k.progress, "status", "awaiting-confirmation", "held", items.length, "holdReason", reason);
+    const entry: ResyncAuditEntry = { action: "hold", resync, by, at: new Date().toISOString(), count: items.length, reason };
+    await this.redis.multi().hset(k.progress, "status", "awaiting-confirmation", "held", items.length, "holdReason", reason)
+      .lpush(k.audit, JSON.stringify(entry)).ltrim(k.audit, 0, 99).exec();
   }
 
   /** Ends the running resync as failed (`error`), letting go of its lock, pending set and held items (one MULTI). */
@@ -289,9 +303,9 @@ export class ResyncStore {
    * An operator's confirmation or cancellation of the held deprovisions (ANSWER: atomic, audited); `expectId`:
    * only if that resync is the one awaiting it ("" any).
    */
-  async answer(dir: string, action: "confirm" | "cancel", who: string, expectId = ""): Promise<ResyncAnswer> {
+  async answer(dir: string, action: "confirm" | "cancel", who: string, expectId = "", dropped = 0): Promise<ResyncAnswer> {
     const k = this.keys(dir);
-    const res = await this.answerScript(k.progress, k.pending, k.lock, k.audit, k.held, action, who, new Date().toISOString(), String(LOCK_TTL_S), expectId);
+    const res = await this.answerScript(k.progress, k.pending, k.lock, k.audit, k.held, action, who, new Date().toISOString(), String(LOCK_TTL_S), expectId, String(dropped));
     if (res[0] === 0) return { result: "not-awaiting", status: res[1] };
     if (res[0] === -1) return { result: "other-awaiting", resync: res[1] };
     return { result: "answered", resync: res[1], count: Number(res[2]) };

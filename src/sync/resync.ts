@@ -11,7 +11,8 @@
  * The deprovisioning safeguard (issue 9): a plan that would deprovision more than the directory's
  * `safety.maxDeprovisionPerResync`, or anything while its store holds no user, applies its creates and
  * updates and holds the deprovisions (`<P>resync:held`) in the status `awaiting-confirmation` until an
- * operator confirms (`resync-confirm.ts`; audited) or cancels. A dry run computes the plan, stores its
+ * operator confirms (`resync-confirm.ts`; audited; re-checked against the present: `resync-recheck.ts`) or
+ * cancels. Every hold is audited, logged and counted in `/metrics` (`deprovisions_held`), a scheduled one too. A dry run computes the plan, stores its
  * report (`<P>resync:plan`) and writes nothing else.
  *
  * A resync takes the directory's lock (two resyncs of a directory never overlap), resets its progress and
@@ -20,8 +21,9 @@
  * deprovisions, dry-run report and audit are kept by `ResyncStore` (src/store/resync-store.ts).
  */
 import { randomUUID } from "node:crypto";
-import { ResyncStore, type PlanReport, type ResyncProgress, type SyncKind } from "../store";
+import { ResyncHeld, ResyncStore, type PlanReport, type ResyncProgress, type SyncKind } from "../store";
 import { isNotFound } from "./context";
+import { HeldRecheck, recheckedReason } from "./resync-recheck";
 import { withEmptyDesiredState } from "./empty-desired";
 import { computePlan, deleteHoldReason, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
 
@@ -133,8 +135,9 @@ export async function startResync(c: ResyncDeps, req: ResyncRequest | string): P
     const work = deleting ? [] : [...plan.work];
     const hold = deleting ? deleteHoldReason(dir, plan) : holdReason(plan, c.dir.safety.maxDeprovisionPerResync);
     if (hold) {
-      await store.hold(dir, plan.deprovision, hold);
-      c.logger.warn({ directory: dir, held: plan.deprovision.length, reason: hold }, "resync holds its deprovisions for an operator's confirmation");
+      // audited and logged alike whether an operator or the schedule asked: nobody watches a scheduled one
+      await store.hold(dir, plan.deprovision, hold, id, r.requestedBy);
+      c.logger.warn({ directory: dir, resync: id, requestedBy: r.requestedBy, held: plan.deprovision.length, reason: hold }, "resync holds its deprovisions for an operator's confirmation");
     } else {
       const d = await deprovisionItems(c, plan.deprovision);
       if (d.deleted) await store.countDeleted(dir, d.deleted);
@@ -154,18 +157,39 @@ export async function startResync(c: ResyncDeps, req: ResyncRequest | string): P
   }
 }
 
-/** The worker's half of a confirmation: deprovisions what was held and queues the reconciles. */
+/**
+ * The worker's half of a confirmation: a slice of held items at a time, re-checks them against the present
+ * (what the IdP pushed again since the answer is dropped), deprovisions the rest and queues their
+ * reconciles, then forgets the slice; a retried job goes on with what is still held.
+ */
 async function applyConfirmed(c: ResyncDeps, resyncId: string): Promise<void> {
   const dir = c.dir.id;
   const store = new ResyncStore(c.redis, c.keyPrefix);
   if ((await store.latestId(dir)) !== resyncId) return;
-  const held = await store.allHeld(dir);
+  const deleting = (await store.purpose(dir)) === "delete";
   // a directory being deleted was paused for the operator's answer: its deprovisions may be admitted now
-  if ((await store.purpose(dir)) === "delete") await c.state.setMeta(c.dir.id, { paused: undefined, pausedAt: undefined });
-  // a failure is retried by the job (embed-group deletes that went through answer 404 then; reconciles are idempotent)
-  const d = await deprovisionItems(c, held);
-  if (d.deleted) await store.countDeleted(dir, d.deleted);
-  await queueWork(c, d.work);
+  if (deleting) await c.state.setMeta(c.dir.id, { paused: undefined, pausedAt: undefined });
+  const held = new ResyncHeld(c.redis, c.keyPrefix);
+  // a directory being deleted deprovisions everything it manages: its desired state is empty on purpose
+  const check = deleting ? undefined : new HeldRecheck({ redis: c.redis, keyPrefix: c.keyPrefix, dir: c.dir });
+  let dropped = 0;
+  let cursor = "0";
+  do {
+    const s = await held.slice(dir, cursor);
+    cursor = s.next;
+    const { keep, drop } = check ? await check.split(s.items) : { keep: s.items, drop: [] };
+    await held.remove(dir, drop);
+    dropped += drop.length;
+    // a failure is retried by the job (embed-group deletes that went through answer 404 then; reconciles are idempotent)
+    const d = await deprovisionItems(c, keep);
+    if (d.deleted) await store.countDeleted(dir, d.deleted);
+    await queueWork(c, d.work);
+    await held.remove(dir, keep);
+  } while (cursor !== "0");
+  if (dropped) {
+    await held.refresh(dir, dropped, (first) => recheckedReason(0, dropped, first));
+    c.logger.warn({ directory: dir, resync: resyncId, dropped }, "confirmed resync: held deprovisions the IdP pushed again since were dropped");
+  }
   await store.dropHeld(dir);
   // the confirmation's own marker: the resync may finish once every held item has settled
   await store.settleConfirmation(dir, resyncId);

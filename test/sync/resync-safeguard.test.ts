@@ -110,7 +110,7 @@ describe("resync safeguard: empty store", () => {
     expect(p).toMatchObject({ id: held.id, phase: "done", deactivated: 32, failed: 0, confirmedCount: 32, confirmedBy: expect.stringMatching(/^alice \(admin API/), confirmedAt: expect.any(String) });
     expect(await activeOnPlatform(e, "wf")).toBe(0);
     const audit = await request(adminApp(e)).get("/admin/directories/wf/resync/audit").set(auth);
-    expect(audit.body.map((a: { action: string }) => a.action)).toEqual(["confirm", "cancel"]);
+    expect(audit.body.map((a: { action: string }) => a.action)).toEqual(["confirm", "hold", "cancel", "hold"]);
   });
 });
 

@@ -64,8 +64,8 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
     answerResync: async (dir, action, by) => {
       const r = await call("POST", `${dirPath(dir)}/resync/${action}`, { by });
       if (r.status === 409) return { answered: false, reason: (r.body as { error: string }).error };
-      const b = expectOk(r, `POST /admin${dirPath(dir)}/resync/${action}`) as { confirmed?: number; cancelled?: number; resync: string };
-      return { answered: true, resync: b.resync, count: b.confirmed ?? b.cancelled ?? 0 };
+      const b = expectOk(r, `POST /admin${dirPath(dir)}/resync/${action}`) as { confirmed?: number; cancelled?: number; dropped?: number; resync: string };
+      return { answered: true, resync: b.resync, count: b.confirmed ?? b.cancelled ?? 0, ...(b.dropped !== undefined ? { dropped: b.dropped } : {}) };
     },
     requestResync: async (dir) => {
       const r = await call("POST", `${dirPath(dir)}/resync`);

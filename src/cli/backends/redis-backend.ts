@@ -43,7 +43,7 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     },
     readPlan: (dir) => c.resyncs.plan(dir),
     handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues, directory: (id) => registry.get(id)?.dir }, req, by),
-    answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues }, dir, action, by),
+    answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues, directory: (id) => registry.get(id)?.dir }, dir, action, by),
     requestResync: async (dir) => {
       await c.queues.enqueueResync(dir, "cli");
       return {};

@@ -110,6 +110,6 @@ export async function answerCommand(b: OpsBackend, dir: string, action: "confirm
   await b.requireDirectory(dir);
   const a = await b.answerResync(dir, action, by);
   if (!a.answered) { out(a.reason); return false; }
-  out(action === "confirm" ? `confirmed: ${a.count} deprovision(s) of resync ${a.resync} queued` : `cancelled: ${a.count} deprovision(s) of resync ${a.resync} dropped, nothing deprovisioned`);
+  out(action === "confirm" ? `confirmed: ${a.count} deprovision(s) of resync ${a.resync} queued${a.dropped ? `; ${a.dropped} dropped (the IdP pushed them again since the hold)` : ""}` : `cancelled: ${a.count} deprovision(s) of resync ${a.resync} dropped, nothing deprovisioned`);
   return true;
 }
