@@ -168,6 +168,12 @@ export const directorySchema = strictObject({
      * mistake shows at the first create instead of the hundredth update.
      */
     strict: z.boolean().default(false),
+    /** This directory's own share of a server process, overriding the `scim.*` keys of the same names. */
+    scim: strictObject({
+      maxConcurrentRequests: z.number().int().positive().optional(),
+      maxConcurrentScans: z.number().int().positive().optional(),
+      maxQueuedScans: z.number().int().nonnegative().optional(),
+    }).optional(),
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {
@@ -269,8 +275,19 @@ export const configSchema = strictObject({
          * with its members counts each member); a directory holding more answers such filters 400 tooMany.
          */
         maxScanRecords: z.number().int().positive().default(100000),
-        /** Scans of one directory that may run at once in one server process; more wait their turn. */
+        /**
+         * Heavy requests of one directory that may run at once in one server process — scans (filters no
+         * index answers) and reads of a large group's members; more wait their turn.
+         */
         maxConcurrentScans: z.number().int().positive().default(1),
+        /** Heavy requests of one directory that may wait for a turn in one server process; more get 429 + Retry-After. */
+        maxQueuedScans: z.number().int().nonnegative().default(16),
+        /** SCIM requests of one directory in progress at once in one server process; more get 429 + Retry-After. */
+        maxConcurrentRequests: z.number().int().positive().default(64),
+        /** Seconds sent in Retry-After with a 429 of the limits above. */
+        retryAfterSeconds: z.number().int().positive().max(3600).default(5),
+        /** Most operations one PATCH may hold (400 tooMany beyond); Okta and Entra send a few, Okta ≤ 256 members in one. */
+        maxPatchOperations: z.number().int().positive().default(1000),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
         /**

@@ -1,6 +1,6 @@
 /**
  * The SCIM server: `/scim/v2/{directoryId}` per directory. Order matters:
- * auth (before any body is read) → body parser with the configured limit → our /Users and /Groups
+ * auth (before any body is read) → the directory's share of concurrent requests (429 beyond) → body parser with the configured limit → our /Users and /Groups
  * (store-backed, indexed, paged), the root search, the discovery endpoints, /Me and /Bulk → SCIM 404 for
  * anything else → the SCIM error renderer (never an HTML page or a stack trace). Every route is ours:
  * no request reaches a scimmy-routers default (SCIMMY itself validates bodies and applies PATCH).
@@ -23,6 +23,7 @@ import { ScimError, scimErrorHandler, sendScimError } from "./errors";
 import { scimJsonBody } from "./json-body";
 import { discoveryRouter } from "./discovery/discovery-router";
 import { ScanGate } from "./query/scan-gate";
+import { RequestShare } from "./fairness/request-share";
 import { groupsRouter } from "./resources/groups";
 import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
@@ -85,14 +86,23 @@ export function scimDirectoryRouter({ config, users, groups, redis, registry = D
     maxFilterLength: config.scim.maxFilterLength,
     maxFilterTerms: config.scim.maxFilterTerms,
     maxScanRecords: config.scim.maxScanRecords,
+    maxPatchOperations: config.scim.maxPatchOperations,
+    heavyGroupMembers: config.scim.largeGroupMembers,
   };
   setupScimmy();
-  const scans = new ScanGate(config.scim.maxConcurrentScans);
+  // a directory's own `scim` settings override the process-wide ones (read per request: they may change at runtime)
+  const own = (id: string) => registry.get(id)?.dir.scim;
+  const scans = new ScanGate((id) => ({
+    running: own(id)?.maxConcurrentScans ?? config.scim.maxConcurrentScans,
+    queued: own(id)?.maxQueuedScans ?? config.scim.maxQueuedScans,
+  }), config.scim.retryAfterSeconds);
+  const share = new RequestShare((id) => own(id)?.maxConcurrentRequests ?? config.scim.maxConcurrentRequests, config.scim.retryAfterSeconds);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
   dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
+  dir.use(share.middleware());
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = {

@@ -15,6 +15,10 @@ export interface ScimSettings {
   maxFilterTerms: number;
   /** Records one request's scan may read (400 tooMany beyond). */
   maxScanRecords: number;
+  /** Members from which reading a group's members is heavy work (`scim.largeGroupMembers`). */
+  heavyGroupMembers: number;
+  /** Operations one PATCH may hold (400 tooMany beyond). */
+  maxPatchOperations: number;
 }
 
 export interface ScimContext {
@@ -26,7 +30,7 @@ export interface ScimContext {
   settings: ScimSettings;
   /** The directory's rules for writes (`uniqueness.externalId`). */
   writeOptions: WriteOptions;
-  /** Bounds concurrent scans per directory (shared by every request of this app). */
+  /** Bounds concurrent heavy requests (scans, large group reads) per directory (shared by every request of this app). */
   scans: ScanGate;
 }
 

@@ -66,7 +66,8 @@ const gateOriginal = ScanGate.prototype.run;
 describe("a scan", () => {
   let s: TestScim;
   beforeAll(async () => {
-    s = await startScim({ scim: { maxConcurrentScans: 1 } });
+    // the set-up creates 407 users at once, more than one directory's default share of requests in progress
+    s = await startScim({ scim: { maxConcurrentScans: 1, maxConcurrentRequests: 1000 } });
     const n = 2 * SCAN_SLICE + 7;
     await Promise.all(Array.from({ length: n }, (_, i) => request(s.app).post("/scim/v2/acme/Users").set(s.auth()).send(userBody(`slice${i}@example.com`, { title: i % 2 ? "odd" : "even" })).expect(201)));
     await request(s.app).post("/scim/v2/globex/Users").set(s.auth("globex")).send(userBody("other@example.com", { title: "odd" })).expect(201);

@@ -37,8 +37,11 @@ function getCI(obj: Json, name: string): unknown {
   return undefined;
 }
 
-/** Validates and normalises a PatchOp body; throws 400 invalidSyntax / invalidValue on shapes nobody sends. */
-export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperation[] {
+/**
+ * Validates and normalises a PatchOp body; throws 400 invalidSyntax / invalidValue on shapes nobody sends,
+ * and 400 tooMany on more than `maxOperations` operations (before any is looked at).
+ */
+export function normalisePatch(kind: ResourceKind, body: unknown, maxOperations = Number.POSITIVE_INFINITY): PatchOperation[] {
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw new ScimError(400, "invalidSyntax", "PATCH body must be a PatchOp JSON object");
   }
@@ -50,6 +53,12 @@ export function normalisePatch(kind: ResourceKind, body: unknown): PatchOperatio
   const ops = getCI(b, "operations");
   if (ops === undefined || ops === null) return [];
   if (!Array.isArray(ops)) throw new ScimError(400, "invalidSyntax", "PATCH body 'Operations' must be an array");
+  // [RFC7644§3.12] "tooMany: The specified filter yields many more results than the server is willing to
+  // calculate or process": a PATCH of thousands of operations is work no IdP sends (Okta pushes up to 256
+  // members in one operation, O16; Entra a few operations per user)
+  if (ops.length > maxOperations) {
+    throw new ScimError(400, "tooMany", `PATCH holds ${ops.length} operations, more than the ${maxOperations} this server applies in one request; send them in several PATCH requests (several members fit in one operation's value array)`);
+  }
 
   const out: PatchOperation[] = [];
   ops.forEach((raw, i) => {

@@ -11,8 +11,10 @@
  * A scan is bounded so that one directory's heavy queries cannot stall the others (DESIGN.md §5):
  * - it reads the directory in slices of SCAN_SLICE records and yields the event loop between slices, and
  *   within a slice every SCAN_TURN_MS of evaluation;
- * - at most `scim.maxConcurrentScans` (default 1) scans of one directory run at once per process (scan-gate.ts);
- * - it reads at most `scim.maxScanRecords` records (a group read with its members counts each member):
+ * - at most `scim.maxConcurrentScans` (default 1) scans of one directory run at once per process (scan-gate.ts),
+ *   and so do index lookups that read groups' members for the filter;
+ * - it reads at most `scim.maxScanRecords` records (a group read with its members counts each member, also
+ *   when an index found the group):
  *   [RFC7644§3.12] "tooMany: The specified filter yields many more results than the server is willing to
  *   calculate or process", status 400, when the directory holds more than that.
  * Only ids (and sort keys) of matches are kept during a scan; the page's records are read at the end.
@@ -125,6 +127,8 @@ export interface ListSource<R extends { id: string; created: string }> {
   view(rec: R): Json;
   /** Records one record read for the filter counts for against the scan limit (a group read with members: 1 + members). */
   weight(rec: R): number;
+  /** True when reading records for the filter reads their members (a filter on groups' members no index answers exactly). */
+  readsMembersForFilter?: boolean;
 }
 
 /** Limits of one request's scan. */
@@ -155,7 +159,14 @@ async function collect<R extends { id: string; created: string }>(
   const lookups = filter ? plan(src.kind, filter) : null;
   if (lookups) {
     const seen = new Map<string, R>();
-    for (const l of lookups) for (const r of await src.lookup(l.index, l.values)) seen.set(r.id, r);
+    for (const l of lookups) {
+      for (const r of await src.lookup(l.index, l.values)) {
+        // what an index found was read with its members when the filter needs them: those count too
+        budget.left -= src.weight(r);
+        if (budget.left < 0) throw tooMany(budget.limit - budget.left, budget.limit);
+        seen.set(r.id, r);
+      }
+    }
     const found = [...seen.values()].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
     const exact = isExact(src.kind, filter!);
     // an index answers few records, read a moment ago: the page shows them as read rather than reading them
@@ -205,7 +216,9 @@ export async function listSources(
     for (const [i, s] of sources.entries()) hits.push(...await collect(i, s, filter, paging.sortBy, budget));
     return hits;
   };
-  const hits = needed ? await limits.gate.run(limits.directoryId, run) : await run();
+  // a lookup that reads groups with their members for the filter is heavy work too
+  const heavy = needed || sources.some((s) => s.readsMembersForFilter);
+  const hits = heavy ? await limits.gate.run(limits.directoryId, run) : await run();
   if (paging.sortBy) sortByKey(hits, paging.sortOrder);
   const page = paging.count === 0 ? [] : hits.slice(start, start + paging.count);
   return { total: hits.length, items: await readPage(sources, page) };

@@ -1,36 +1,69 @@
 /**
- * At most N scans of one directory at a time in this process. A scan (a filter no index answers) reads
- * the directory slice by slice; however small the slices, fifty of them interleaved would still hold the
- * event loop and Redis for fifty slices between two requests of another directory. Further scans of the
- * same directory wait their turn (first come, first served); other directories are not affected.
+ * At most N heavy requests of one directory at a time in this process. A heavy request is a scan (a
+ * filter no index answers, read slice by slice) or a read of a large group's members: however small the
+ * slices, fifty of them interleaved would still hold the event loop and Redis for fifty slices between
+ * two requests of another directory. Further heavy requests of the same directory wait their turn (first
+ * come, first served), up to a bounded queue; beyond it they are answered 429 with Retry-After, which
+ * Okta and Entra ID honour (IDP-DIALECTS O13, E17). Other directories are not affected.
  */
+import { ScimError } from "../errors";
 
-/** Per-directory counting semaphore. */
+/** One directory's share: heavy requests running at once, and waiting. */
+export interface HeavyShare {
+  running: number;
+  queued: number;
+}
+
+/** Per-directory counting semaphore with a bounded wait queue. */
 export class ScanGate {
   private readonly active = new Map<string, number>();
   private readonly waiting = new Map<string, Array<() => void>>();
+  private readonly shareOf: (directoryId: string) => HeavyShare;
 
-  constructor(private readonly perDirectory: number) {}
+  /** `share`: the same for every directory (a number: running at once, unbounded queue), or per directory. */
+  constructor(share: number | ((directoryId: string) => HeavyShare), private readonly retryAfterSeconds = 5) {
+    this.shareOf = typeof share === "number" ? () => ({ running: share, queued: Number.POSITIVE_INFINITY }) : share;
+  }
 
-  /** Runs `fn` once fewer than `perDirectory` scans of `directoryId` are running. */
+  /** Runs `fn` once fewer than the directory's share of heavy requests are running; 429 when its queue is full. */
   async run<T>(directoryId: string, fn: () => Promise<T>): Promise<T> {
-    if ((this.active.get(directoryId) ?? 0) >= this.perDirectory) {
+    const release = await this.acquire(directoryId);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Takes a slot of `directoryId` (waiting for one), for work that outlives one function call (a response
+   * streamed to the socket); the returned function gives it back, once whatever it is called.
+   */
+  async acquire(directoryId: string): Promise<() => void> {
+    const share = this.shareOf(directoryId);
+    if ((this.active.get(directoryId) ?? 0) >= share.running) {
+      const queue = this.waiting.get(directoryId) ?? [];
+      // [RFC6585§4] "The 429 status code indicates that the user has sent too many requests in a given amount of time"
+      if (queue.length >= share.queued) {
+        throw new ScimError(429, undefined, `Too many heavy requests (filters that need a scan, reads of large groups' members) of directory "${directoryId}" at once; retry after ${this.retryAfterSeconds} s`,
+          { "Retry-After": String(this.retryAfterSeconds) });
+      }
       await new Promise<void>((resolve) => {
-        const queue = this.waiting.get(directoryId) ?? [];
         queue.push(resolve);
         this.waiting.set(directoryId, queue);
       });
     } else {
       this.active.set(directoryId, (this.active.get(directoryId) ?? 0) + 1);
     }
-    try {
-      return await fn();
-    } finally {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       this.release(directoryId);
-    }
+    };
   }
 
-  /** Hands the slot to the next waiting scan, or frees it. */
+  /** Hands the slot to the next waiting request, or frees it. */
   private release(directoryId: string): void {
     const queue = this.waiting.get(directoryId);
     const next = queue?.shift();

@@ -34,10 +34,30 @@ async function list(res: Response, p: ListParams): Promise<void> {
   sendList(res, out.total, p.paging.startIndex, out.items.map((x) => project(groupResource(x.rec as GroupRecord, c.base), p.projection)));
 }
 
+/**
+ * A group, with its members when `withMembers`. Reading and sending a large group's members is heavy work:
+ * it waits for one of the directory's heavy-request slots (query/scan-gate.ts), held until the answer has
+ * gone out, so one directory's parallel reads of a big group take turns instead of taking Redis and the
+ * event loop from every other directory.
+ */
+async function readGroup(res: Response, c: ScimContext, id: string, withMembers: boolean): Promise<GroupRecord | undefined> {
+  if (!withMembers) return c.groups.get(c.directoryId, id, false);
+  const head = await c.groups.get(c.directoryId, id, false);
+  if (!head || head.memberCount < c.settings.heavyGroupMembers) return head && c.groups.get(c.directoryId, id, true);
+  const release = await c.scans.acquire(c.directoryId);
+  res.once("close", release);
+  try {
+    return await c.groups.get(c.directoryId, id, true);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
 async function respondWith(req: Request, res: Response, id: string, status: number): Promise<void> {
   const c = scimContext(res);
   const projection = parseProjection(req.query.attributes, req.query.excludedAttributes);
-  const rec = await c.groups.get(c.directoryId, id, wantsMembers(projection));
+  const rec = await readGroup(res, c, id, wantsMembers(projection));
   if (!rec) throw new ScimError(404, undefined, `Resource ${id} not found`);
   if (status === 200 && req.method === "GET" && notModified(req, rec.version)) {
     res.setHeader("ETag", `W/"${rec.version}"`);
@@ -55,9 +75,15 @@ function validBody(body: Json): Json {
 
 /** A group PATCH's plan, its member deltas (filtered removals resolved) encoded for the write. */
 async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{ memberOps: EncodedMemberOps; attributes: Map<string, unknown> }> {
-  const plan = planGroupPatch(normalisePatch("Group", req.body), c.settings.maxFilterLength);
+  const plan = planGroupPatch(normalisePatch("Group", req.body, c.settings.maxPatchOperations), c.settings.maxFilterLength);
   if (plan.filteredRemovals.length) {
-    const values = await c.groups.memberValues(c.directoryId, id);
+    // a filter other than `value eq` reads every member: they count against the request's scan budget
+    const head = await c.groups.get(c.directoryId, id, false);
+    if (!head) throw new ScimError(404, undefined, `Resource ${id} not found`);
+    if (head.memberCount > c.settings.maxScanRecords) {
+      throw new ScimError(400, "tooMany", `The member filter needs all ${head.memberCount} members of the group read, more than the ${c.settings.maxScanRecords} this server reads for one request; remove members by value (members[value eq "…"], or a value array)`);
+    }
+    const values = await c.scans.run(c.directoryId, () => c.groups.memberValues(c.directoryId, id));
     const hits = values.filter((value) => plan.filteredRemovals.some((f) => matches("Group", { value }, f)));
     plan.memberOps.push({ op: "remove", members: hits.map((value) => ({ value })) });
   }

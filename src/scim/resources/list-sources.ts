@@ -38,6 +38,7 @@ export function groupSource(c: ScimContext, withMembers: boolean, filter: Filter
     lookupServesResponse: forFilter === withMembers,
     view: (r) => groupResource(r, c.base),
     weight: (r) => 1 + (r.members?.length ?? 0),
+    readsMembersForFilter: forFilter,
   };
 }
 

@@ -78,7 +78,7 @@ export function usersRouter(): Router {
 
   r.patch("/:id", async (req, res) => {
     const c = scimContext(res);
-    const ops = normalisePatch("User", req.body);
+    const ops = normalisePatch("User", req.body, c.settings.maxPatchOperations);
     for (let attempt = 1; ; attempt++) {
       const rec = await load(res, req.params.id);
       const expected = expectedVersion(req, rec.version);
