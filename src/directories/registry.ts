@@ -189,7 +189,9 @@ export class DirectoryRegistry {
   /**
    * Is `token` a live SCIM credential of directory `id`: a config-file token hash, an unexpired token made
    * through the admin API, or an unexpired OAuth access token of this directory. Every hash is compared
-   * in constant time, without an early exit; an expired token fails like a wrong one.
+   * in constant time, without an early exit; an expired token fails like a wrong one. A directory that does
+   * not exist costs the same work (a dummy comparison, the access-token look-up), so a wrong token's
+   * answer time does not tell whether the directory exists.
    */
   async authenticate(id: string, token: string | undefined): Promise<boolean> {
     const entry = this.entries.get(id);
@@ -198,8 +200,10 @@ export class DirectoryRegistry {
       if (match.id) this.touch(id, match.id);
       return true;
     }
-    if (!entry || token === undefined || !this.records) return false;
-    return this.records.accessTokenValid(id, sha256(token).toString("hex"));
+    if (token === undefined || !this.records) return false;
+    // the same Redis look-up whether the directory exists or not: the answer's timing must not tell
+    const valid = await this.records.accessTokenValid(id, sha256(token).toString("hex"));
+    return !!entry && valid;
   }
 
   /** The live client secret of directory `clientId` that `secret` is, if any (OAuth client authentication). */

@@ -42,7 +42,7 @@ export function metricsHandler(c: OpsContext | undefined, m: Metrics): RequestHa
         text = await labels.rewrite(text, c.registry.list().map((e) => e.dir.id));
       } catch {
         // no salt (Redis unreachable): no per-directory series rather than the ids
-        text = text.split("\n").filter((l) => !/directory="/.test(l) || /directory="unknown"/.test(l)).join("\n");
+        text = text.split("\n").filter((l) => !/directory="/.test(l) || /directory="unauthenticated"/.test(l)).join("\n");
       }
     }
     res.type(m.registry.contentType).send(text);

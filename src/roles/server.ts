@@ -53,14 +53,21 @@ function closer(server: http.Server): Promise<void> {
   });
 }
 
-/** Counts SCIM requests by directory (configured ones only: unknown ids become "unknown"), method, status. */
+/** The `directory` label of SCIM requests whose authentication failed. */
+const UNAUTHENTICATED = "unauthenticated";
+
+/**
+ * Counts SCIM requests by directory, method, status. Only authenticated requests carry their directory: a
+ * failed authentication (401, 429) is counted as "unauthenticated" whether the directory exists or not, so
+ * the labels of an open /metrics do not tell which guessed ids exist.
+ */
 function scimMetrics(registry: DirectoryRegistry, m: Metrics): express.RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     // read now, where this middleware is mounted: when the answer is sent, req.params are the last route's
     const id = String(req.params.directoryId);
     res.on("finish", () => {
-      const directory = registry.get(id) ? id : "unknown";
+      const directory = res.locals.scimAuthenticated === true && registry.get(id) ? id : UNAUTHENTICATED;
       m.scimRequests.inc({ directory, method: req.method, status: String(res.statusCode) });
       m.scimDuration.observe({ directory, method: req.method }, (performance.now() - started) / 1000);
     });

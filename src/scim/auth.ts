@@ -1,7 +1,8 @@
 /**
  * Bearer-token authentication per directory, before anything reads the body.
- * An unknown directory and a wrong token get the same 401, so a token of directory A learns nothing about
- * directory B. [RFC6750§3] a 401 carries `WWW-Authenticate: Bearer`.
+ * An unknown directory and a wrong token get the same 401 (status, body, headers, the same Redis work and
+ * the same `/metrics` label), so a token of directory A learns nothing about directory B, and guessing
+ * `/scim/v2/<id>` does not tell which directories exist. [RFC6750§3] a 401 carries `WWW-Authenticate: Bearer`.
  * A valid token always passes. Wrong tokens are counted per (directory, client address); past the limit
  * they get 429 with Retry-After instead of 401 (src/auth/auth-failures.ts).
  * Tokens are the directory's config-file hashes, the tokens made through the admin API and OAuth access
@@ -22,6 +23,9 @@ export function directoryAuth(registry: DirectoryRegistry, limiter: AuthFailureL
   return async (req, res, next) => {
     const directoryId = String(req.params.directoryId);
     if (await registry.authenticate(directoryId, presentedToken(req.header("authorization")))) {
+      // counted for its directory in /metrics from here on; a failed authentication is counted under one
+      // label whether the directory exists or not (src/roles/server.ts)
+      res.locals.scimAuthenticated = true;
       if (!registry.get(directoryId)?.disabled) return next();
       return sendScimError(res, 403, undefined, `Directory "${directoryId}" is disabled on the bridge; changes are not accepted until an operator enables it again`);
     }

@@ -41,7 +41,7 @@ describe("GET /metrics", () => {
       sync_queue_depth: "gauge", sync_items: "gauge", external_users: "gauge", directory_paused: "gauge", process_resident_memory_bytes: "gauge",
     });
     expect(text).toMatch(/^scim_requests_total\{directory="wf",method="GET",status="200"\} 1$/m);
-    expect(text).toMatch(/^scim_requests_total\{directory="unknown",method="GET",status="401"\} 1$/m);
+    expect(text).toMatch(/^scim_requests_total\{directory="unauthenticated",method="GET",status="401"\} 1$/m);
     expect(text).toMatch(/^scim_requests_total\{directory="wf",method="GET",status="404"\} 1$/m);
     expect(text).toMatch(/^sync_jobs_total\{directory="wf",kind="user",outcome="created"\} 1$/m);
     expect(text).toMatch(/^platform_calls_total\{directory="wf",endpoint="POST \/scim\/v2\/Users",status="201"\} 1$/m);
