@@ -16,6 +16,8 @@
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
  * A form POST from the status page is answered with a redirect back to it.
+ * A state-changing request authenticated by the sign-in cookie must come from the bridge's own origin and
+ * carry the session's form token (src/admin/forgery/); one with the Bearer token needs neither.
  * Wrong admin tokens (header or sign-in form) count as failed authentications per client address, with
  * the SCIM endpoint's limits (auth.maxFailures in auth.windowSeconds): past them a wrong token gets 429
  * with Retry-After. A valid token or session always passes (src/auth/auth-failures.ts).
@@ -41,6 +43,7 @@ import { directoryAdminRoutes } from "./directory-admin";
 import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { AdminSessions } from "./session";
+import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
 import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
 
 export interface AdminDeps {
@@ -132,10 +135,14 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   });
   const boardApp = board.getRouter() as express.Express;
   boardApp.disable("x-powered-by"); // bull-board is its own express app; the rest of the server says nothing of its stack
-  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status"), tooManyFailures), boardApp);
+  const publicBaseUrl = config.server.publicBaseUrl;
+  r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status"), tooManyFailures),
+    forgeryGuard({ publicBaseUrl, formToken: false }), boardApp);
 
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
+    // a sign-in posted by another origin's page would sign the browser in to a session of that page's choosing
+    if (requestOrigin(req, publicBaseUrl) === "foreign") { res.status(403).type("html").send(loginPage("Sign in from the bridge's own status page.")); return; }
     const token = typeof req.body?.token === "string" ? req.body.token : undefined;
     if (!sessions.tokenValid(token)) {
       if (await tooManyFailures(req, res)) return;
@@ -145,11 +152,16 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     await sessions.start(req, res);
     res.redirect(303, "/admin/status");
   });
-  r.post("/logout", async (req, res) => {
+  const signedIn = sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }, tooManyFailures);
+  const unforged = forgeryGuard({ publicBaseUrl });
+  r.post("/logout", async (req, res, next) => {
+    if (typeof (await sessions.identify(req)) === "object") return next();
+    res.redirect(303, "/admin/status"); // nobody to sign out
+  }, signedIn, unforged, async (req, res) => {
     await sessions.end(req, res);
     res.redirect(303, "/admin/status");
   });
-  r.use(sessions.require((_req, res) => { res.status(401).type("html").send(loginPage()); }, tooManyFailures));
+  r.use(signedIn, unforged);
   r.get("/status", async (_req, res) => {
     const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
     const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));

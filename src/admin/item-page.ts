@@ -3,6 +3,7 @@
  * as a timeline (what the IdP sent, what the bridge applied, each platform call, retries and pauses), and
  * the search by userName / displayName that leads there. Server-rendered, no script.
  */
+import { formTokenField } from "./forgery/form-token";
 import type { ActivityEvent } from "../store";
 import { esc, when } from "./html";
 
@@ -57,7 +58,7 @@ ${v.exists ? "" : "<p>Not in the directory's store (deleted, or never received).
 <tr><th>Platform id</th><td class="msg">${esc(s.platformId ?? "—")}</td></tr>
 <tr><th>Id</th><td class="msg">${esc(v.id)}</td></tr>
 </tbody></table>
-${s.status === "failed" ? `<form method="post" action="/admin/directories/${esc(v.directory)}/items/${esc(v.kind)}/${esc(v.id)}/retry"><button type="submit">Retry</button></form>` : ""}
+${s.status === "failed" ? `<form method="post" action="/admin/directories/${esc(v.directory)}/items/${esc(v.kind)}/${esc(v.id)}/retry">${formTokenField()}<button type="submit">Retry</button></form>` : ""}
 <h2>Activity, newest first</h2>
 ${events ? `<ol class="timeline">${events}</ol>` : "<p>No activity recorded.</p>"}`;
 }

@@ -3,11 +3,14 @@
  * People sign in once on the status page with the same token; the bridge then keeps a random session id
  * in Redis (AdminSessionStore, src/store/admin-session-store.ts; 8 h) and in an HttpOnly, SameSite=Strict cookie: the token
  * itself is never stored in the browser. Admin tokens and SCIM tokens are different hash lists.
+ * A session keeps a form token; a state-changing request made with the cookie must carry it and come from
+ * the bridge's own origin (src/admin/forgery/). A request with the Bearer token needs neither.
  */
 import { randomBytes } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import { AdminSessionStore, type RedisConnection } from "../store";
 import { presentedToken, tokenMatches } from "../auth/token";
+import { newFormToken, withFormToken } from "./forgery/form-token";
 
 export const SESSION_COOKIE = "sb_admin";
 const SESSION_TTL_S = 8 * 3600;
@@ -23,6 +26,17 @@ function cookie(req: Request, name: string): string | undefined {
 /** How a request authenticates: a valid token or live session, a wrong token, or no credentials at all. */
 export type AdminAuth = "ok" | "wrong-token" | "none";
 
+/** Who an authenticated request is: a program with the Bearer token, or a signed-in person's session. */
+export type AdminCaller = { via: "token" } | { via: "session"; formToken: string };
+
+/** The caller of a request that passed `require` (res.locals). */
+export function adminCaller(res: Response): AdminCaller | undefined {
+  return res.locals.adminCaller as AdminCaller | undefined;
+}
+
+/** A form token as newFormToken makes them (a session stored before form tokens existed has none). */
+const FORM_TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
 /** Admin sessions on Redis. */
 export class AdminSessions {
   private readonly hashes: Buffer[];
@@ -37,19 +51,20 @@ export class AdminSessions {
     return tokenMatches(token, this.hashes);
   }
 
-  /** Is this request authenticated (Bearer admin token or a live session cookie), or does it carry a wrong token? */
-  async authenticate(req: Request): Promise<AdminAuth> {
+  /** The caller of this request (Bearer admin token or a live session cookie), or why there is none. */
+  async identify(req: Request): Promise<AdminCaller | Exclude<AdminAuth, "ok">> {
     const header = req.header("authorization");
-    if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header)) ? "ok" : "wrong-token";
+    if (header && /^Bearer\s/i.test(header)) return this.tokenValid(presentedToken(header)) ? { via: "token" } : "wrong-token";
     const sid = cookie(req, SESSION_COOKIE);
     if (!sid || !/^[A-Za-z0-9_-]{20,64}$/.test(sid)) return "none";
-    return (await this.store.exists(sid)) ? "ok" : "none";
+    const formToken = await this.store.formToken(sid);
+    return formToken && FORM_TOKEN.test(formToken) ? { via: "session", formToken } : "none";
   }
 
   /** Starts a session and sets its cookie. */
   async start(req: Request, res: Response): Promise<void> {
     const sid = randomBytes(24).toString("base64url");
-    await this.store.create(sid, SESSION_TTL_S);
+    await this.store.create(sid, SESSION_TTL_S, newFormToken());
     const secure = req.secure ? "; Secure" : "";
     res.setHeader("Set-Cookie", `${SESSION_COOKIE}=${sid}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${SESSION_TTL_S}${secure}`);
   }
@@ -67,8 +82,12 @@ export class AdminSessions {
    */
   require(onHtml?: (req: Request, res: Response) => void, onWrongToken?: (req: Request, res: Response) => Promise<boolean>): RequestHandler {
     return async (req, res, next) => {
-      const auth = await this.authenticate(req);
-      if (auth === "ok") return next();
+      const auth = await this.identify(req);
+      if (typeof auth === "object") {
+        res.locals.adminCaller = auth;
+        // pages rendered for a signed-in person put the session's form token in their forms
+        return auth.via === "session" ? withFormToken(auth.formToken, next) : next();
+      }
       if (auth === "wrong-token" && onWrongToken && await onWrongToken(req, res)) return;
       if (onHtml && req.method === "GET" && req.accepts(["json", "html"]) === "html") return onHtml(req, res);
       res.setHeader("WWW-Authenticate", "Bearer realm=\"scim-bridge-admin\"");

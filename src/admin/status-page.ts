@@ -4,6 +4,7 @@
  * button per action an operator takes (retry failed, resume, resync, dry run, confirm or cancel held
  * deprovisions), what a resync awaiting confirmation would deprovision, the latest dry runs. Refreshes itself every 5 s.
  */
+import { formTokenField } from "./forgery/form-token";
 import { resyncPercent, type PlanReport } from "../sync/resync";
 import type { PlanItem } from "../sync/resync-plan";
 import type { DirectoryStatus, FailedItem } from "./directory-status";
@@ -60,10 +61,10 @@ function resyncCell(d: DirectoryStatus, now = new Date()): string {
 }
 
 function actions(d: DirectoryStatus): string {
-  const btn = (path: string, label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/${path}"><button type="submit">${label}</button></form>`;
-  const dry = `<form method="post" action="/admin/directories/${esc(d.id)}/resync?dryRun=true"><button type="submit">Dry run</button></form>`;
+  const btn = (path: string, label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/${path}">${formTokenField()}<button type="submit">${label}</button></form>`;
+  const dry = `<form method="post" action="/admin/directories/${esc(d.id)}/resync?dryRun=true">${formTokenField()}<button type="submit">Dry run</button></form>`;
   const deleting = d.resync.purpose === "delete" && d.resync.status !== "done";
-  const answerDelete = (field: "confirm" | "cancel", label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/delete"><input type="hidden" name="platform" value="deprovision"><input type="hidden" name="${field}" value="true"><button type="submit">${label}</button></form>`;
+  const answerDelete = (field: "confirm" | "cancel", label: string) => `<form method="post" action="/admin/directories/${esc(d.id)}/delete">${formTokenField()}<input type="hidden" name="platform" value="deprovision"><input type="hidden" name="${field}" value="true"><button type="submit">${label}</button></form>`;
   const answer = d.resync.status !== "awaiting-confirmation" ? ""
     : deleting ? answerDelete("confirm", "Confirm: deprovision and delete") + answerDelete("cancel", "Cancel the delete")
     : btn("resync/confirm", "Confirm deprovisions") + btn("resync/cancel", "Cancel deprovisions");
@@ -114,7 +115,7 @@ ${chart("queue depth", c.queue, "max", now)}${chart("sync lag", c.lag, "max", no
 ${(failures.get(d.id) ?? []).slice(0, 20).map((f) => `<tr><td>${esc(f.kind)}</td><td><a href="${itemHref(d.id, f.kind, f.id)}">${esc(f.name ?? f.id)}</a></td><td class="msg">${esc(f.lastError)}</td><td>${f.attempts}</td><td>${when(f.since, now)}</td></tr>`).join("")}
 </tbody></table>`).join("");
   return page("scim-bridge status", `<h1>scim-bridge status</h1><p>As of ${esc(now.toISOString())} · <a href="/admin/queues">queues</a> ·
-<form method="post" action="/admin/logout"><button type="submit">Sign out</button></form></p>
+<form method="post" action="/admin/logout">${formTokenField()}<button type="submit">Sign out</button></form></p>
 <table><thead><tr><th>Directory</th><th>Target</th><th>State</th><th>Desired</th><th>Sync status</th><th>Queue</th><th>Last sync</th><th>Platform</th><th>External users</th><th>Resync</th><th>Actions</th></tr></thead>
 <tbody>${rows || "<tr><td colspan=\"11\">No directories configured.</td></tr>"}</tbody></table>
 ${resyncSections(dirs, held, plans)}
@@ -127,7 +128,7 @@ export function newDirectoryPage(input?: string, issues?: string[]): string {
   const value = input ?? `{"id": "", "displayName": "", "target": "workforce",\n "platform": {"baseUrl": "https://", "deploymentId": 1, "apiKeyEnv": "PLATFORM_API_KEY"}}`;
   return page("scim-bridge — add a directory", `<p><a href="/admin/status">← status</a></p><h1>Add a directory</h1>
 ${issues ? `<div role="alert" class="failing"><p>Not created:</p><ul>${issues.map((i) => `<li class="msg">${esc(i)}</li>`).join("")}</ul></div>` : ""}
-<form method="post" action="/admin/directories"><label for="new-directory">The directory as a config file's <code>directories[]</code> entry holds it, without <code>tokenHashes</code></label><br>
+<form method="post" action="/admin/directories">${formTokenField()}<label for="new-directory">The directory as a config file's <code>directories[]</code> entry holds it, without <code>tokenHashes</code></label><br>
 <textarea id="new-directory" name="directory" rows="8" required>${esc(value)}</textarea><br>
 <button type="submit">Create directory</button></form>`);
 }

@@ -1,6 +1,6 @@
 /**
  * The process logger: pino JSON lines on stdout. Secrets never reach the output: the paths below are
- * replaced by "[redacted]" (Authorization headers, SCIM and admin tokens, platform API keys, embed
+ * replaced by "[redacted]" (Authorization headers, SCIM and admin tokens, admin form tokens, platform API keys, embed
  * session ids), whatever object they are logged under.
  */
 import pino, { type Logger, type LoggerOptions, type DestinationStream } from "pino";
@@ -10,6 +10,7 @@ export const REDACT_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
   "req.headers[\"x-sim-token\"]",
+  "req.headers[\"x-form-token\"]",
   "res.headers[\"set-cookie\"]",
   "headers.authorization",
   "authorization",

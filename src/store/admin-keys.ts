@@ -1,7 +1,7 @@
 /**
  * Keys of the admin surface's sign-in sessions (src/store/admin-session-store.ts):
  *
- *   <keyPrefix>:admin:session:<id>   STRING  "1", EX 8 h: a person signed in on the status page
+ *   <keyPrefix>:admin:session:<id>   STRING  the session's form token, EX 8 h: a person signed in on the status page
  *
  * (The admin surface's failed-authentication counters are in auth-failure-keys.ts.)
  */

@@ -1,4 +1,7 @@
-/** Admin sign-in sessions in Redis (keys: admin-keys.ts); the cookie and token handling is src/admin/session.ts. */
+/**
+ * Admin sign-in sessions in Redis (keys: admin-keys.ts); the cookie and token handling is src/admin/session.ts.
+ * A session's value is its form token (src/admin/forgery/form-token.ts), the proof a form came from its pages.
+ */
 import { AdminKeys } from "./admin-keys";
 import type { RedisConnection } from "./connection";
 
@@ -8,12 +11,13 @@ export class AdminSessionStore {
     this.keys = new AdminKeys(keyPrefix);
   }
 
-  async create(id: string, ttlSeconds: number): Promise<void> {
-    await this.redis.set(this.keys.session(id), "1", "EX", ttlSeconds);
+  async create(id: string, ttlSeconds: number, formToken: string): Promise<void> {
+    await this.redis.set(this.keys.session(id), formToken, "EX", ttlSeconds);
   }
 
-  async exists(id: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.session(id))) === 1;
+  /** The live session's form token, or undefined when there is no such session. */
+  async formToken(id: string): Promise<string | undefined> {
+    return (await this.redis.get(this.keys.session(id))) ?? undefined;
   }
 
   async remove(id: string): Promise<void> {

@@ -59,16 +59,19 @@ describe("log redaction", () => {
     const sid = /^sb_admin=([^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")![1];
     expect(sid.length).toBeGreaterThanOrEqual(32);
     const cookie = { Cookie: `sb_admin=${sid}` };
-    expect((await fetch(`${s.url}/admin/status`, { headers: { ...cookie, Accept: "text/html" } })).status).toBe(200);
+    const statusPage = await fetch(`${s.url}/admin/status`, { headers: { ...cookie, Accept: "text/html" } });
+    expect(statusPage.status).toBe(200);
+    const formToken = /name="_formToken" value="([^"]+)"/.exec(await statusPage.text())![1];
     expect((await fetch(`${s.url}/admin/directories`, { headers: cookie })).status).toBe(200);
     expect((await fetch(`${s.url}/admin/queues/api/queues`, { headers: cookie })).status).toBe(200);
-    expect((await fetch(`${s.url}/admin/logout`, { method: "POST", redirect: "manual", headers: cookie })).status).toBe(303);
+    const signOut = { ...cookie, Origin: s.url, "X-Form-Token": formToken };
+    expect((await fetch(`${s.url}/admin/logout`, { method: "POST", redirect: "manual", headers: signOut })).status).toBe(303);
     expect((await fetch(`${s.url}/admin/directories`, { headers: cookie })).status).toBe(401); // the session ended
     // (each request's line was written to the sink, synchronously, when its answer was sent)
 
     expect(out).toContain("/admin/login"); // the requests were logged…
     expect(out).toContain("/admin/status");
     expect(out).toContain("[redacted]"); // …with the cookie and Set-Cookie headers censored
-    for (const secret of [ADMIN_TOKEN, encodeURIComponent(ADMIN_TOKEN), wrong, sid]) expect(out).not.toContain(secret);
+    for (const secret of [ADMIN_TOKEN, encodeURIComponent(ADMIN_TOKEN), wrong, sid, formToken]) expect(out).not.toContain(secret);
   });
 });
