@@ -1,13 +1,19 @@
 /**
  * The IdP's part of the activity trail: after a SCIM write changes a resource (POST, PUT, PATCH, DELETE on
  * /Users or /Groups; the request's stores set `res.locals.scimChanged`, src/scim/app.ts), the method and the names of the attributes it set or changed are appended to the resource's
- * trail. Values are never kept (a `password` shows as the name "password" only).
+ * trail. Values are never kept (a `password` shows as the name "password" only). Member ids a group write
+ * left out because they name nothing (`res.locals.scimSkippedMembers`, src/scim/resources/groups.ts) are
+ * ids, not values: they are recorded (trail and an info log) even when nothing else changed, so an
+ * operator sees why a member the IdP pushed is missing.
  */
 import type { Request, RequestHandler } from "express";
-import type { ActivityStore, MinuteCounters, SyncKind } from "../store";
+import type { Logger } from "pino";
+import type { ActivityEvent, ActivityStore, MinuteCounters, SyncKind } from "../store";
 
 type Json = Record<string, unknown>;
 const META = new Set(["schemas", "id", "meta"]);
+/** Skipped member ids named in one trail event (the count names the rest). */
+const SKIPPED_LISTED = 20;
 
 /** Top-level names of a resource body; extension objects as `<urn>:<name>`. */
 function bodyNames(body: unknown): string[] {
@@ -44,21 +50,28 @@ function attributeNames(req: Request): string[] {
 }
 
 /** Middleware for `/Users` (kind user) or `/Groups` (kind group). */
-export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind, counters?: MinuteCounters): RequestHandler {
+export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind, counters?: MinuteCounters, logger?: Logger): RequestHandler {
   return (req, res, next) => {
     if (!activity || !["POST", "PUT", "PATCH", "DELETE"].includes(req.method) || req.path.startsWith("/.search")) return next();
     // the names now, not when the answer is sent: a route may let go of the parsed body before its write
     // (the group PATCH does, src/scim/resources/groups.ts)
     const attributes = attributeNames(req);
     res.on("finish", () => {
-      // a request that changed nothing (a PATCH repeating the current values) leaves no trace
-      if (res.statusCode < 200 || res.statusCode > 299 || !res.locals.scimChanged) return;
+      const skipped = res.locals.scimSkippedMembers as string[] | undefined;
+      // a request that changed nothing (a PATCH repeating the current values) leaves no trace, unless it skipped members
+      if (res.statusCode < 200 || res.statusCode > 299 || (!res.locals.scimChanged && !skipped)) return;
       const directoryId = String((res.locals.scim as { directoryId?: string } | undefined)?.directoryId ?? req.params.directoryId);
       const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
       if (!id) return;
-      counters?.add(directoryId, "idp").catch(() => undefined);
-      activity.append(directoryId, kind, id, [{ type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes }])
-        .catch(() => undefined);
+      const event: ActivityEvent = { type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes };
+      if (skipped) {
+        const more = skipped.length > SKIPPED_LISTED ? ` and ${skipped.length - SKIPPED_LISTED} more` : "";
+        event.message = `skipped ${skipped.length} member id(s) that name no user or group of the directory: ${skipped.slice(0, SKIPPED_LISTED).map((v) => v.slice(0, 200)).join(", ")}${more}`;
+        logger?.info({ directoryId, kind, id, method: req.method, skipped: skipped.slice(0, SKIPPED_LISTED), skippedCount: skipped.length },
+          "group write skipped member ids that do not exist");
+      }
+      if (res.locals.scimChanged) counters?.add(directoryId, "idp").catch(() => undefined);
+      activity.append(directoryId, kind, id, [event]).catch(() => undefined);
     });
     next();
   };

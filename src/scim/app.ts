@@ -13,7 +13,7 @@ import express, { type Express, type RequestHandler, type Router } from "express
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { RedisConnection } from "../store/connection";
-import { ActivityStore, AuthFailureKeys, MinuteCounters, GroupStore, UserStore } from "../store";
+import { ActivityStore, AuthFailureKeys, MinuteCounters, GroupStore, UserStore, type WriteOptions } from "../store";
 import { idpActivity } from "../activity/idp-activity";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { DirectoryRegistry } from "../directories/registry";
@@ -40,9 +40,15 @@ export interface ScimAppDeps {
   registry?: DirectoryRegistry;
 }
 
-/** The store's write options of a directory (its settings may change at runtime: read per request). */
-function writeOptionsOf(uniqueExternalId: boolean | undefined): { uniqueExternalId?: boolean } {
-  return uniqueExternalId === undefined ? {} : { uniqueExternalId };
+/**
+ * The store's write options of a directory (its settings may change at runtime: read per request).
+ * Member ids that do not exist are skipped unless the directory is strict: Okta pushes up to 256 members
+ * at once and keeps the id of a user removed through another path (IDP-DIALECTS O16), so refusing the
+ * batch would fail every push of that group.
+ */
+function writeOptionsOf(dir: { uniqueness: { externalId: boolean }; strict?: boolean } | undefined): WriteOptions {
+  if (!dir) return {};
+  return { uniqueExternalId: dir.uniqueness.externalId, skipUnknownMembers: !dir.strict };
 }
 
 /** `store` whose write and delete mark `res.locals.scimChanged` when they change the resource. */
@@ -79,7 +85,7 @@ export function createScimApp(deps: ScimAppDeps): Express {
  * make ETags of its own (`app.set("etag", false)`): a SCIM resource's ETag is its version, and a list or
  * an error has none.
  */
-export function scimDirectoryRouter({ config, users, groups, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Router {
+export function scimDirectoryRouter({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Router {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -109,7 +115,7 @@ export function scimDirectoryRouter({ config, users, groups, redis, registry = D
       directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans,
       // a write request's stores note whether it changed anything (the activity trail records changes only)
       ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
-      writeOptions: writeOptionsOf(registry.get(directoryId)?.dir.uniqueness.externalId),
+      writeOptions: writeOptionsOf(registry.get(directoryId)?.dir),
     };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
@@ -125,8 +131,8 @@ export function scimDirectoryRouter({ config, users, groups, redis, registry = D
   });
   const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
   const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
-  dir.use("/Users", idpActivity(activity, "user", counters), usersRouter());
-  dir.use("/Groups", idpActivity(activity, "group", counters), groupsRouter());
+  dir.use("/Users", idpActivity(activity, "user", counters, logger), usersRouter());
+  dir.use("/Groups", idpActivity(activity, "group", counters, logger), groupsRouter());
   dir.use(rootSearchRouter());
   dir.use(discoveryRouter());
 

@@ -30,8 +30,14 @@ export class StorePreconditionError extends Error {
 
 /** A member value names no user or group of this directory (or the group itself). */
 export class StoreInvalidMemberError extends Error {
-  constructor(readonly value: string) {
-    super(`Member '${value}' is not a user or group of this directory`);
+  /** The first of `values`. */
+  readonly value: string;
+  /** Every member value of the write that is no user or group of the directory. */
+  constructor(readonly values: string[]) {
+    super(values.length > 1
+      ? `Members '${values[0]}' and ${values.length - 1} more are not users or groups of this directory`
+      : `Member '${values[0]}' is not a user or group of this directory`);
+    this.value = values[0];
     this.name = this.constructor.name;
   }
 }

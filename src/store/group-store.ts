@@ -50,6 +50,18 @@ function memberOpsJson(ops: MemberOp[]): string {
   return json.includes("\\ud") ? encode(wellFormed) : json;
 }
 
+/** Encoded member operations without `values` among their adds and replaces (removes keep every value). */
+function withoutValues(opsJson: string, values: Set<string>): string {
+  const ops = JSON.parse(opsJson) as Array<[string, string[], string[]?]>;
+  return JSON.stringify(ops.map(([op, vals, displays]) => {
+    if (op === "remove") return displays ? [op, vals, displays] : [op, vals];
+    const keep = vals.map((_, i) => i).filter((i) => !values.has(vals[i]));
+    const kept: [string, string[], string[]?] = [op, keep.map((i) => vals[i])];
+    if (displays) kept.push(keep.map((i) => displays[i]));
+    return kept;
+  }));
+}
+
 /**
  * Member operations encoded for the write script: one flat string. A caller that encodes them before the
  * write can let go of the member objects while the write waits on Redis (see the group PATCH route).
@@ -113,14 +125,25 @@ export class GroupStore {
     const k = this.keys(directoryId);
     const displayName = typeof w.body?.displayName === "string" ? w.body.displayName : "";
     const externalId = typeof w.body?.externalId === "string" ? w.body.externalId : "";
-    const args: string[] = [
-      k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
-      w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
-      displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), w.memberOps instanceof EncodedMemberOps ? w.memberOps.json : memberOpsJson(w.memberOps ?? []),
-      w.uniqueExternalId ? "1" : "",
-    ];
-    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
-      this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory)), this.replicaAck);
+    const run = (opsJson: string) => {
+      const args: string[] = [
+        k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
+        w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
+        displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), opsJson,
+        w.uniqueExternalId ? "1" : "",
+      ];
+      return settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
+        this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory)), this.replicaAck);
+    };
+    const opsJson = w.memberOps instanceof EncodedMemberOps ? w.memberOps.json : memberOpsJson(w.memberOps ?? []);
+    let r = await run(opsJson);
+    let skipped: string[] | undefined;
+    // The script names every unknown value at once, so one more write without them is enough; only a
+    // member deleted between the two writes can refuse the second, and then the write answers that.
+    if (r[0] === "INVALID" && w.skipUnknownMembers) {
+      skipped = r.slice(1);
+      r = await run(withoutValues(opsJson, new Set(skipped)));
+    }
     switch (r[0]) {
       case "OK":
       case "NOOP":
@@ -128,12 +151,12 @@ export class GroupStore {
         // kept by an earlier release has no such field
         if (r[0] === "OK" && r[4] !== "0") this.memberOf.request(directoryId);
         if (r[0] === "OK") this.signal.notify(directoryId);
-        return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
+        return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3], ...(skipped ? { skippedMembers: skipped } : {}) };
       case "CONFLICT": throw new StoreConflictError("Group", r[1]);
       case "NOTFOUND": throw new StoreNotFoundError("Group", id);
       case "PRECONDITION": throw new StorePreconditionError(Number(r[1]));
       case "RETRY": throw new StoreRetryError();
-      case "INVALID": throw new StoreInvalidMemberError(r[1]);
+      case "INVALID": throw new StoreInvalidMemberError(r.slice(1));
       case "TOOMANY": throw new StoreTooManyMembersError(Number(r[1]));
       default: throw new Error(`unexpected store reply ${r[0]}`);
     }

@@ -46,10 +46,17 @@ export interface MemberOp {
 /** Result of a write: whether anything changed, and the meta after it. */
 export interface WriteResult extends StoredMeta {
   changed: boolean;
+  /** Group writes with `skipUnknownMembers`: the member values left out because they name nothing. */
+  skippedMembers?: string[];
 }
 
 /** Per-directory rules a write follows. */
 export interface WriteOptions {
   /** `uniqueness.externalId`: refuse an externalId another resource of the same kind has (RFC 7643 gives it none). */
   uniqueExternalId?: boolean;
+  /**
+   * Group writes: member values to add that name no user or group of the directory are left out (and
+   * listed in the result) instead of refusing the write; off in a `strict` directory.
+   */
+  skipUnknownMembers?: boolean;
 }

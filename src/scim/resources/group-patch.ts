@@ -21,6 +21,8 @@ export interface GroupPatchPlan {
   attributes: Map<string, unknown>;
   /** Member filters that are not a plain list of `value eq` — need the member values to evaluate. */
   filteredRemovals: FilterNode[];
+  /** Bare strings sent as members, left out (lenient directories only, see memberList). */
+  skipped: string[];
 }
 
 const CORE_PREFIX = "urn:ietf:params:scim:schemas:core:2.0:group:";
@@ -36,9 +38,13 @@ export function memberFilterValues(node: FilterNode): string[] | null {
   return null;
 }
 
-/** Builds the plan; throws 400 invalidPath / invalidValue / mutability for operations a Group cannot take. */
-export function planGroupPatch(ops: PatchOperation[], maxFilterLength: number): GroupPatchPlan {
-  const plan: GroupPatchPlan = { memberOps: [], attributes: new Map(), filteredRemovals: [] };
+/**
+ * Builds the plan; throws 400 invalidPath / invalidValue / mutability for operations a Group cannot take.
+ * `lenient`: bare-string members are left out and listed in `skipped` instead of refused.
+ */
+export function planGroupPatch(ops: PatchOperation[], maxFilterLength: number, lenient = false): GroupPatchPlan {
+  const plan: GroupPatchPlan = { memberOps: [], attributes: new Map(), filteredRemovals: [], skipped: [] };
+  const skipped = lenient ? plan.skipped : undefined;
   ops.forEach((op, i) => {
     const raw = op.path ?? "";
     const path = raw.toLowerCase().startsWith(CORE_PREFIX) ? raw.slice(CORE_PREFIX.length) : raw;
@@ -55,9 +61,9 @@ export function planGroupPatch(ops: PatchOperation[], maxFilterLength: number): 
     switch (plain) {
       case "members": {
         if (op.op === "remove") {
-          plan.memberOps.push(op.value === undefined || op.value === null ? { op: "clear", members: [] } : { op: "remove", members: memberList(op.value) });
+          plan.memberOps.push(op.value === undefined || op.value === null ? { op: "clear", members: [] } : { op: "remove", members: memberList(op.value, skipped) });
         } else {
-          plan.memberOps.push({ op: op.op === "add" ? "add" : "replace", members: memberList(op.value ?? []) });
+          plan.memberOps.push({ op: op.op === "add" ? "add" : "replace", members: memberList(op.value ?? [], skipped) });
         }
         return;
       }

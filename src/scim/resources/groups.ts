@@ -73,9 +73,18 @@ function validBody(body: Json): Json {
   return groupBody(body).body;
 }
 
+/**
+ * Notes member values a write left out for naming nothing (bare strings, ids that do not exist), for the
+ * resource's activity trail and the log (src/activity/idp-activity.ts).
+ */
+function noteSkipped(res: Response, ...lists: Array<string[] | undefined>): void {
+  const all = lists.flatMap((l) => l ?? []);
+  if (all.length) res.locals.scimSkippedMembers = [...new Set([...(res.locals.scimSkippedMembers as string[] | undefined ?? []), ...all])];
+}
+
 /** A group PATCH's plan, its member deltas (filtered removals resolved) encoded for the write. */
-async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{ memberOps: EncodedMemberOps; attributes: Map<string, unknown> }> {
-  const plan = planGroupPatch(normalisePatch("Group", req.body, c.settings.maxPatchOperations), c.settings.maxFilterLength);
+async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{ memberOps: EncodedMemberOps; attributes: Map<string, unknown>; skipped: string[] }> {
+  const plan = planGroupPatch(normalisePatch("Group", req.body, c.settings.maxPatchOperations), c.settings.maxFilterLength, c.writeOptions.skipUnknownMembers);
   if (plan.filteredRemovals.length) {
     // a filter other than `value eq` reads every member: they count against the request's scan budget
     const head = await c.groups.get(c.directoryId, id, false);
@@ -87,7 +96,7 @@ async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{
     const hits = values.filter((value) => plan.filteredRemovals.some((f) => matches("Group", { value }, f)));
     plan.memberOps.push({ op: "remove", members: hits.map((value) => ({ value })) });
   }
-  return { memberOps: encodeMemberOps(plan.memberOps), attributes: plan.attributes };
+  return { memberOps: encodeMemberOps(plan.memberOps), attributes: plan.attributes, skipped: plan.skipped };
 }
 
 /** The /Groups router (mounted under the directory router). */
@@ -100,21 +109,25 @@ export function groupsRouter(): Router {
 
   r.post("/", async (req, res) => {
     const c = scimContext(res);
-    const { body, members } = groupBody(req.body);
+    const skipped: string[] = [];
+    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined);
     const id = crypto.randomUUID();
     try {
-      await c.groups.write(c.directoryId, id, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
+      const r = await c.groups.write(c.directoryId, id, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
+      noteSkipped(res, skipped, r.skippedMembers);
     } catch (err) { throw toScimError(err); }
     await respondWith(req, res, id, 201);
   });
 
   r.put("/:id", async (req, res) => {
     const c = scimContext(res);
-    const { body, members } = groupBody(req.body);
+    const skipped: string[] = [];
+    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined);
     // [O11, ory/polis #3136] memberships sent in a PUT replace the group's; a PUT without members keeps them
     const memberOps: MemberOp[] = members ? [{ op: "replace", members }] : [];
     try {
-      await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, memberOps, expectedVersion: expectedVersion(req) });
+      const r = await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, memberOps, expectedVersion: expectedVersion(req) });
+      noteSkipped(res, skipped, r.skippedMembers);
     } catch (err) { throw toScimError(err); }
     await respondWith(req, res, req.params.id, 200);
   });
@@ -122,7 +135,8 @@ export function groupsRouter(): Router {
   r.patch("/:id", async (req, res) => {
     const c = scimContext(res);
     const expected = expectedVersion(req);
-    const { memberOps, attributes } = await plannedPatch(req, c, req.params.id);
+    const { memberOps, attributes, skipped } = await plannedPatch(req, c, req.params.id);
+    noteSkipped(res, skipped);
     // From here the request holds its members as one flat string, not as the parsed body and a member object
     // and id string per member: 50 clients' 256-member PATCHes kept ~2 MB of those alive while their writes
     // waited on Redis, and V8 copied all of it at every young-generation collection (bench/scim, --trace-gc).
@@ -139,7 +153,8 @@ export function groupsRouter(): Router {
       }
       try {
         if (body || memberOps.count || expected !== undefined || !attributes.size) {
-          await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, basedOn, memberOps, expectedVersion: expected });
+          const r = await c.groups.write(c.directoryId, req.params.id, { ...c.writeOptions, mode: "update", body, basedOn, memberOps, expectedVersion: expected });
+          noteSkipped(res, r.skippedMembers);
         }
         break;
       } catch (err) {

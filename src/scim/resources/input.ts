@@ -75,8 +75,11 @@ export function userBody(raw: unknown): Json {
   return body;
 }
 
-/** A validated group body, and its members when the request carried `members` (absent: undefined). */
-export function groupBody(raw: unknown): { body: Json; members?: Array<{ value: string; display?: string }> } {
+/**
+ * A validated group body, and its members when the request carried `members` (absent: undefined).
+ * `skipped` as in memberList.
+ */
+export function groupBody(raw: unknown, skipped?: string[]): { body: Json; members?: Array<{ value: string; display?: string }> } {
   const obj = requireObject(raw, "Group");
   const key = Object.keys(obj).find((k) => k.toLowerCase() === "members");
   const rawMembers = key ? obj[key] : undefined;
@@ -85,19 +88,27 @@ export function groupBody(raw: unknown): { body: Json; members?: Array<{ value: 
   const body = coerce("Group", rest);
   delete body.members;
   if (key === undefined || rawMembers === null) return { body, ...(rawMembers === null ? { members: [] } : {}) };
-  return { body, members: memberList(rawMembers) };
+  return { body, members: memberList(rawMembers, skipped) };
 }
 
-/** `[{value, display?}]` from a members value (array or single object); 400 on anything else. */
-export function memberList(raw: unknown): Array<{ value: string; display?: string }> {
+/**
+ * `[{value, display?}]` from a members value (array or single object); 400 on anything else.
+ * With `skipped` (a lenient directory), a bare string where a member object belongs (`"value": "<id>"`
+ * sent without its object) is taken as a member id that does not exist: left out and added to `skipped`.
+ */
+export function memberList(raw: unknown, skipped?: string[]): Array<{ value: string; display?: string }> {
+  if (skipped && typeof raw === "string") { skipped.push(raw); return []; }
   const items = Array.isArray(raw) ? raw : raw && typeof raw === "object" ? [raw] : null;
   if (!items) throw new ScimError(400, "invalidValue", "members must be an array of {\"value\": \"<id>\"} objects");
-  return items.map((m) => {
+  const out: Array<{ value: string; display?: string }> = [];
+  for (const m of items) {
+    if (skipped && typeof m === "string") { skipped.push(m); continue; }
     const value = m && typeof m === "object" ? (m as Json).value : undefined;
     if (typeof value !== "string" || !value) throw new ScimError(400, "invalidValue", "every member needs a string \"value\" (the member's id)");
     const display = (m as Json).display;
     assertNoControlCharacters(display, "members.display");
     // two literals, not a spread: the spread built an empty object and a slow copy per member
-    return typeof display === "string" && display ? { value, display } : { value };
-  });
+    out.push(typeof display === "string" && display ? { value, display } : { value });
+  }
+  return out;
 }

@@ -34,7 +34,8 @@
           (queued: "1" when the write left membership changes for the reverse index in <P>mgq, for the
           caller to ask for a drain; "0" otherwise)
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
-          {"INVALID", memberValue} | {"TOOMANY", limit}
+          {"INVALID", memberValue, …} (every value to add that is no user or group of the directory, or the
+          group itself) | {"TOOMANY", limit}
 ]]
 -- @include settledWrite
 local rk = settleKey(ARGV[1], ARGV[14])
@@ -158,6 +159,7 @@ do
   end
 end
 
+local invalid, nInvalid, invalidSeen = {}, 0, {}
 for _, memberOp in ipairs(memberOps) do
   local op, values, displays = memberOp[1], memberOp[2], memberOp[3]
   if op == 'clear' or op == 'replace' then
@@ -178,15 +180,26 @@ for _, memberOp in ipairs(memberOps) do
   else
     for k = 1, #values do
       local v = values[k]
-      if v == id then return {'INVALID', v} end
       local t = allUsers and 'U' or kinds[v]
-      if not t then return {'INVALID', v} end
+      -- every value that is no user or group of this directory (or the group itself) is named in one
+      -- answer, so the caller can leave them all out and write once more
+      if v == id or not t then
+        if not invalidSeen[v] then invalidSeen[v] = true; nInvalid = nInvalid + 1; invalid[nInvalid] = v end
+        t = nil
+      end
       local disp = displays and displays[k]
-      if disp and disp ~= '' then t = t .. disp end
-      if delta[v] == nil then nOrder = nOrder + 1; order[nOrder] = v end
-      delta[v] = t
+      if t then
+        if disp and disp ~= '' then t = t .. disp end
+        if delta[v] == nil then nOrder = nOrder + 1; order[nOrder] = v end
+        delta[v] = t
+      end
     end
   end
+end
+if nInvalid > 0 then
+  local out = {'INVALID'}
+  for k = 1, nInvalid do out[k + 1] = invalid[k] end
+  return out
 end
 
 -- What changes. Values to add or re-display: their current entries read in batches (one HMGET per BATCH
