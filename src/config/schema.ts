@@ -288,6 +288,8 @@ export const configSchema = strictObject({
         retryAfterSeconds: z.number().int().positive().max(3600).default(5),
         /** Most operations one PATCH may hold (400 tooMany beyond); Okta and Entra send a few, Okta ≤ 256 members in one. */
         maxPatchOperations: z.number().int().positive().default(1000),
+        /** Longest userName, displayName and externalId accepted, in characters (400 invalidValue beyond). */
+        maxIdentifierLength: z.number().int().positive().max(65536).default(1024),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
         /**

@@ -93,6 +93,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     maxFilterTerms: config.scim.maxFilterTerms,
     maxScanRecords: config.scim.maxScanRecords,
     maxPatchOperations: config.scim.maxPatchOperations,
+    maxIdentifierLength: config.scim.maxIdentifierLength,
     heavyGroupMembers: config.scim.largeGroupMembers,
   };
   setupScimmy();

@@ -19,6 +19,8 @@ export interface ScimSettings {
   heavyGroupMembers: number;
   /** Operations one PATCH may hold (400 tooMany beyond). */
   maxPatchOperations: number;
+  /** Longest userName, displayName and externalId, in characters (400 invalidValue beyond). */
+  maxIdentifierLength: number;
 }
 
 export interface ScimContext {

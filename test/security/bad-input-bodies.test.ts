@@ -296,6 +296,30 @@ describe("control characters", () => {
     await refused("PATCH", `${G}/${groupId}`, JSON.stringify({ Operations: [{ op: "replace", path: "displayName", value: `G${c}` }] }), 400, "invalidValue");
   });
 
+  const invisible = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u2060", "\ufeff"];
+  it.each(invisible.map((c) => [label(c), c]))("should refuse the bidi or invisible character %s in userName, displayName and externalId with 400 invalidValue", async (_n, c) => {
+    await refused("POST", U, JSON.stringify(userBody(`bob${c}@example.com`)), 400, "invalidValue");
+    await refused("POST", U, JSON.stringify(userBody("inv@example.com", { displayName: `A${c}B` })), 400, "invalidValue");
+    await refused("POST", U, JSON.stringify(userBody("inv@example.com", { externalId: `x${c}` })), 400, "invalidValue");
+    await refused("POST", U, JSON.stringify(userBody("inv@example.com", { emails: [{ value: `inv${c}@example.com`, primary: true }] })), 400, "invalidValue");
+    await refused("PUT", `${U}/${userId}`, JSON.stringify(userBody(`alice${c}@example.com`)), 400, "invalidValue");
+    await refused("PATCH", `${U}/${userId}`, JSON.stringify({ Operations: [{ op: "replace", path: "userName", value: `a${c}b` }] }), 400, "invalidValue");
+    await refused("POST", G, JSON.stringify({ displayName: `G${c}` }), 400, "invalidValue");
+    await refused("PATCH", `${G}/${groupId}`, JSON.stringify({ Operations: [{ op: "replace", path: "displayName", value: `G${c}` }] }), 400, "invalidValue");
+  });
+
+  it("should refuse ZERO WIDTH NON-JOINER and JOINER in userName and externalId, but keep them in a displayName (Persian, Indic, emoji)", async () => {
+    for (const c of ["\u200c", "\u200d"]) {
+      await refused("POST", U, JSON.stringify(userBody(`bob${c}@example.com`)), 400, "invalidValue");
+      await refused("POST", U, JSON.stringify(userBody("zw@example.com", { externalId: `x${c}` })), 400, "invalidValue");
+    }
+    const displayName = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 \u{1f469}\u200d\u{1f4bb}";
+    const res = await request(s.app).post(U).set(s.auth()).send(userBody("zwnj@example.com", { displayName }));
+    expect(res.status).toBe(201);
+    expect(res.body.displayName).toBe(displayName);
+    await request(s.app).delete(`${U}/${res.body.id}`).set(s.auth()).expect(204);
+  });
+
   it("should refuse NUL, \\u0001 and ESC in any other string attribute, but keep tabs and line breaks in free text", async () => {
     for (const c of ["\u0000", "\u0001", "\u001b"]) {
       await refused("POST", U, JSON.stringify(userBody("ctl2@example.com", { title: `t${c}` })), 400, "invalidValue");
@@ -322,25 +346,36 @@ describe("control characters", () => {
 
 describe("100 KB strings", () => {
   const big = (ch: string) => ch.repeat(100 * 1024 / ch.length);
+  /** `n` characters (code points) of `ch`. */
+  const chars = (ch: string, n: number) => ch.repeat(n);
 
-  it("should store a 100 KB userName, displayName, title and group name exactly, or not at all", async () => {
+  it("should refuse a userName, displayName or externalId past scim.maxIdentifierLength (1,024 characters), changing nothing", async () => {
     for (const ch of ["x", "é", "🙂"]) {
-      const userName = `${big(ch)}@example.com`;
-      const res = await request(s.app).post(U).set(s.auth()).send(userBody(userName, { displayName: big(ch), title: big(ch) }));
+      await refused("POST", U, JSON.stringify(userBody(`${big(ch)}@example.com`)), 400, "invalidValue");
+      await refused("POST", U, JSON.stringify(userBody("long@example.com", { displayName: chars(ch, 1025) })), 400, "invalidValue");
+      await refused("POST", U, JSON.stringify(userBody("long@example.com", { externalId: chars(ch, 1025) })), 400, "invalidValue");
+      await refused("PUT", `${U}/${userId}`, JSON.stringify(userBody(chars(ch, 1025))), 400, "invalidValue");
+      await refused("PATCH", `${U}/${userId}`, JSON.stringify({ Operations: [{ op: "replace", path: "displayName", value: chars(ch, 1025) }] }), 400, "invalidValue");
+      await refused("POST", G, JSON.stringify({ displayName: chars(ch, 1025) }), 400, "invalidValue");
+      await refused("PATCH", `${G}/${groupId}`, JSON.stringify({ Operations: [{ op: "replace", path: "displayName", value: chars(ch, 1025) }] }), 400, "invalidValue");
+    }
+  });
+
+  it("should store identifiers of exactly 1,024 characters (code points, not UTF-16 units) and a 100 KB title exactly", async () => {
+    for (const ch of ["x", "é", "🙂"]) {
+      const userName = chars(ch, 1024);
+      const res = await request(s.app).post(U).set(s.auth()).send(userBody(userName, { displayName: chars(ch, 1024), externalId: chars(ch, 1024), title: big(ch) }));
       expect(res.status).toBe(201);
       const stored = await s.users.get("acme", res.body.id);
-      expect(stored!.body).toMatchObject({ userName, displayName: big(ch), title: big(ch) });
-      const found = await request(s.app).post(`${U}/.search`).set(s.auth()).send({ filter: `userName eq ${JSON.stringify(userName)}` });
-      // a filter longer than scim.maxFilterLength is refused; it never silently misses
-      expectScimError(found, 400, "invalidFilter");
+      expect(stored!.body).toMatchObject({ userName, displayName: chars(ch, 1024), title: big(ch) });
       const patched = await request(s.app).patch(`${U}/${res.body.id}`).set(s.auth()).send({ Operations: [{ op: "replace", path: "nickName", value: big(ch) }] });
       expect(patched.status).toBe(200);
       expect((await s.users.get("acme", res.body.id))!.body.nickName).toBe(big(ch));
       await request(s.app).delete(`${U}/${res.body.id}`).set(s.auth()).expect(204);
 
-      const g = await request(s.app).post(G).set(s.auth()).send({ displayName: big(ch) });
+      const g = await request(s.app).post(G).set(s.auth()).send({ displayName: chars(ch, 1024) });
       expect(g.status).toBe(201);
-      expect((await s.groups.get("acme", g.body.id, false))!.body.displayName).toBe(big(ch));
+      expect((await s.groups.get("acme", g.body.id, false))!.body.displayName).toBe(chars(ch, 1024));
       await request(s.app).delete(`${G}/${g.body.id}`).set(s.auth()).expect(204);
     }
   });

@@ -69,8 +69,8 @@ async function respondWith(req: Request, res: Response, id: string, status: numb
 }
 
 /** Validates a group body through SCIMMY (displayName required, types). */
-function validBody(body: Json): Json {
-  return groupBody(body).body;
+function validBody(body: Json, maxIdentifierLength: number): Json {
+  return groupBody(body, undefined, maxIdentifierLength).body;
 }
 
 /**
@@ -110,7 +110,7 @@ export function groupsRouter(): Router {
   r.post("/", async (req, res) => {
     const c = scimContext(res);
     const skipped: string[] = [];
-    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined);
+    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined, c.settings.maxIdentifierLength);
     const id = crypto.randomUUID();
     try {
       const r = await c.groups.write(c.directoryId, id, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
@@ -122,7 +122,7 @@ export function groupsRouter(): Router {
   r.put("/:id", async (req, res) => {
     const c = scimContext(res);
     const skipped: string[] = [];
-    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined);
+    const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined, c.settings.maxIdentifierLength);
     // [O11, ory/polis #3136] memberships sent in a PUT replace the group's; a PUT without members keeps them
     const memberOps: MemberOp[] = members ? [{ op: "replace", members }] : [];
     try {
@@ -147,7 +147,7 @@ export function groupsRouter(): Router {
       if (attributes.size) {
         const rec = await c.groups.get(c.directoryId, req.params.id, false);
         if (!rec) throw new ScimError(404, undefined, `Resource ${req.params.id} not found`);
-        const next = validBody(applyAttributes(rec.body, attributes));
+        const next = validBody(applyAttributes(rec.body, attributes), c.settings.maxIdentifierLength);
         // Okta re-sends the group name on every membership change (O9): an unchanged body is no write
         if (JSON.stringify(next) !== JSON.stringify(rec.body)) { body = next; basedOn = rec.body; }
       }

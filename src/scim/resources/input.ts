@@ -8,6 +8,7 @@ import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
 import { fromScimmy } from "../scimmy-errors";
 import { assertNoControlCharacters } from "../control-characters";
+import { assertIdentifierLengths, DEFAULT_MAX_IDENTIFIER_LENGTH } from "../identifier-length";
 import { coerceObject } from "../dialects/coerce-values";
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
 import { fastCoerce } from "./fast-coerce";
@@ -21,12 +22,13 @@ function requireObject(raw: unknown, what: string): Json {
 
 /**
  * Checks a body about to be stored (after coercion, or after a PATCH was applied): control characters
- * (control-characters.ts) and a non-blank name. [RFC7643§4.1.1](https://datatracker.ietf.org/doc/html/rfc7643#section-4.1.1):
+ * (control-characters.ts), identifier lengths (identifier-length.ts) and a non-blank name. [RFC7643§4.1.1](https://datatracker.ietf.org/doc/html/rfc7643#section-4.1.1):
  * "Each User MUST include a non-empty userName value"; §4.2: a Group's displayName is "REQUIRED". SCIMMY
  * accepts "" for both, which took the empty userName in the unique index.
  */
-export function checkBody(kind: "User" | "Group", body: Json): void {
+export function checkBody(kind: "User" | "Group", body: Json, maxIdentifierLength = DEFAULT_MAX_IDENTIFIER_LENGTH): void {
   assertNoControlCharacters(body);
+  assertIdentifierLengths(body, maxIdentifierLength);
   const name = kind === "User" ? "userName" : "displayName";
   if (typeof body[name] !== "string" || !(body[name] as string).trim()) throw new ScimError(400, "invalidValue", `${name} must be a non-empty string`);
 }
@@ -60,17 +62,17 @@ export function coerceWithScimmy(kind: "User" | "Group", fixed: Json): Json {
 }
 
 /** Dialect fixes, then one validation: the fast path for the bodies IdPs send (fast-coerce.ts), SCIMMY for the rest. */
-function coerce(kind: "User" | "Group", raw: Json): Json {
+function coerce(kind: "User" | "Group", raw: Json, maxIdentifierLength: number): Json {
   const fixed = coerceObject(kind, raw) as Json;
   const body = fastCoerce(kind, fixed) ?? coerceWithScimmy(kind, fixed);
   body.schemas = ownSchemas(kind, body.schemas);
-  checkBody(kind, body);
+  checkBody(kind, body, maxIdentifierLength);
   return body;
 }
 
 /** A validated user body. */
-export function userBody(raw: unknown): Json {
-  const body = coerce("User", requireObject(raw, "User"));
+export function userBody(raw: unknown, maxIdentifierLength = DEFAULT_MAX_IDENTIFIER_LENGTH): Json {
+  const body = coerce("User", requireObject(raw, "User"), maxIdentifierLength);
   delete body.groups;
   return body;
 }
@@ -79,13 +81,13 @@ export function userBody(raw: unknown): Json {
  * A validated group body, and its members when the request carried `members` (absent: undefined).
  * `skipped` as in memberList.
  */
-export function groupBody(raw: unknown, skipped?: string[]): { body: Json; members?: Array<{ value: string; display?: string }> } {
+export function groupBody(raw: unknown, skipped?: string[], maxIdentifierLength = DEFAULT_MAX_IDENTIFIER_LENGTH): { body: Json; members?: Array<{ value: string; display?: string }> } {
   const obj = requireObject(raw, "Group");
   const key = Object.keys(obj).find((k) => k.toLowerCase() === "members");
   const rawMembers = key ? obj[key] : undefined;
   const rest = { ...obj };
   if (key) delete rest[key];
-  const body = coerce("Group", rest);
+  const body = coerce("Group", rest, maxIdentifierLength);
   delete body.members;
   if (key === undefined || rawMembers === null) return { body, ...(rawMembers === null ? { members: [] } : {}) };
   return { body, members: memberList(rawMembers, skipped) };

@@ -31,7 +31,7 @@ async function patchWithScimmy(rec: UserRecord, ops: PatchOperation[]): Promise<
 }
 
 /** The user's body after `ops`; undefined when nothing changes. */
-export async function applyUserPatch(rec: UserRecord, ops: PatchOperation[]): Promise<Json | undefined> {
+export async function applyUserPatch(rec: UserRecord, ops: PatchOperation[], maxIdentifierLength?: number): Promise<Json | undefined> {
   const ready: PatchOperation[] = [];
   const current = async () => (ready.length ? (await patchWithScimmy(rec, ready)) ?? rec.body : rec.body);
   for (const op of ops) {
@@ -48,6 +48,6 @@ export async function applyUserPatch(rec: UserRecord, ops: PatchOperation[]): Pr
   delete patched.groups;
   const body = syncExtensionSchemas("User", patched);
   if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
-  checkBody("User", body);
+  checkBody("User", body, maxIdentifierLength);
   return body;
 }

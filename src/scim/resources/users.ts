@@ -57,7 +57,7 @@ export function usersRouter(): Router {
 
   r.post("/", async (req, res) => {
     const c = scimContext(res);
-    const body = userBody(req.body);
+    const body = userBody(req.body, c.settings.maxIdentifierLength);
     const id = crypto.randomUUID();
     let meta;
     try {
@@ -69,7 +69,7 @@ export function usersRouter(): Router {
 
   r.put("/:id", async (req, res) => {
     const c = scimContext(res);
-    const body = userBody(req.body);
+    const body = userBody(req.body, c.settings.maxIdentifierLength);
     try {
       await c.users.write(c.directoryId, req.params.id, body, "update", expectedVersion(req), c.writeOptions);
     } catch (err) { throw toScimError(err); }
@@ -82,7 +82,7 @@ export function usersRouter(): Router {
     for (let attempt = 1; ; attempt++) {
       const rec = await load(res, req.params.id);
       const expected = expectedVersion(req, rec.version);
-      const body = ops.length ? await applyUserPatch(rec, ops) : undefined;
+      const body = ops.length ? await applyUserPatch(rec, ops, c.settings.maxIdentifierLength) : undefined;
       if (!body) return respondWith(req, res, rec, 200);
       try {
         const meta = await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version, c.writeOptions);
