@@ -10,7 +10,7 @@ import { z } from "zod";
 import { configSchema, type Config } from "./schema";
 
 /** Environment variables that override one config key each. */
-export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" | "list" }> = {
+export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" | "list" | "bool" }> = {
   PORT: { path: ["server", "port"], type: "int" },
   HOST: { path: ["server", "host"], type: "string" },
   PUBLIC_BASE_URL: { path: ["server", "publicBaseUrl"], type: "string" },
@@ -19,6 +19,7 @@ export const ENV_KEYS: Record<string, { path: string[]; type: "string" | "int" |
   REDIS_CLUSTER_NODES: { path: ["redis", "clusterNodes"], type: "list" },
   REDIS_SENTINELS: { path: ["redis", "sentinels"], type: "list" },
   REDIS_SENTINEL_MASTER: { path: ["redis", "sentinelMaster"], type: "string" },
+  REDIS_ALLOW_EVICTION_POLICY: { path: ["redis", "allowEvictionPolicy"], type: "bool" },
   REDIS_TLS_CA_FILE: { path: ["redis", "tls", "caFile"], type: "string" },
   REDIS_TLS_SERVERNAME: { path: ["redis", "tls", "servername"], type: "string" },
   REDIS_REPLICA_ACK: { path: ["redis", "replicaAck", "replicas"], type: "int" },
@@ -115,6 +116,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     if (spec.type === "int") {
       if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} (${spec.path.join(".")}): expected a whole number, got ${JSON.stringify(raw)}.`);
       value = Number(raw.trim());
+    } else if (spec.type === "bool") {
+      if (!/^(true|false)$/i.test(raw.trim())) throw new ConfigError(`${name} (${spec.path.join(".")}): expected true or false, got ${JSON.stringify(raw)}.`);
+      value = raw.trim().toLowerCase() === "true";
     } else if (spec.type === "list") {
       value = raw.split(",").map((s) => s.trim()).filter(Boolean);
     }

@@ -244,6 +244,11 @@ export const configSchema = strictObject({
         sentinels: z.array(hostPort).default([]),
         /** Name of the master the sentinels monitor (env REDIS_SENTINEL_MASTER). */
         sentinelMaster: z.string().min(1).default("mymaster"),
+        /**
+         * Run although Redis's `maxmemory-policy` is not `noeviction` (env REDIS_ALLOW_EVICTION_POLICY): a full
+         * Redis may then drop desired state, outbox entries or queued jobs. Refused at start otherwise.
+         */
+        allowEvictionPolicy: z.boolean().default(false),
         tls: strictObject({
             /** PEM file of the CA that signed the Redis server's certificate (env REDIS_TLS_CA_FILE); default: Node's CAs. */
             caFile: z.string().min(1).refine((f) => fs.existsSync(f), { message: "file not found: give the path of the PEM file of the CA that signed the Redis server's certificate" }).optional(),
@@ -255,6 +260,12 @@ export const configSchema = strictObject({
       .superRefine((r, ctx) => {
         if (r.clusterNodes.length && r.sentinels.length) {
           ctx.addIssue({ code: "custom", path: ["sentinels"], message: "set either clusterNodes (REDIS_CLUSTER_NODES) or sentinels (REDIS_SENTINELS), not both" });
+        }
+        const db = /^rediss?:\/\/[^/]*(?:\/(.*))?$/.exec(r.url)?.[1] ?? "";
+        if (db !== "" && !/^(0|[1-9]\d{0,4})$/.test(db)) {
+          ctx.addIssue({ code: "custom", path: ["url"], message: `the path of redis.url (REDIS_URL) is the database index, a number such as /0 or /3; "/${db}" is not one` });
+        } else if (db !== "" && db !== "0" && r.clusterNodes.length) {
+          ctx.addIssue({ code: "custom", path: ["url"], message: `Redis Cluster has only database 0; remove "/${db}" from redis.url (REDIS_URL)` });
         }
         if ((r.tls.caFile || r.tls.servername) && !r.url.startsWith("rediss://")) {
           ctx.addIssue({ code: "custom", path: ["tls"], message: "TLS options are set but redis.url (REDIS_URL) is redis://, which does not use TLS: write it rediss://" });

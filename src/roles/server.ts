@@ -20,7 +20,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady } from "../store";
+import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady, assertRedisSetup } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -87,6 +87,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   const redis = createStoreConnection(config.redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
+  // a missing database or an evicting Redis is refused before anything is written (store/redis-setup.ts)
+  await assertRedisSetup(config.redis).catch((err: Error) => { redis.disconnect(); throw err; });
   // indexes of earlier releases (unique externalId / group displayName hashes) become non-unique ones
   const moved = await migrateIndexes(redis, config.redis.keyPrefix, config.directories.map((d) => d.id));
   for (const [directory, entries] of moved) if (entries) logger.info({ directory, entries }, "store indexes migrated to non-unique externalId/displayName");

@@ -21,7 +21,7 @@ import { PlatformPools, type PlatformClient } from "../platform";
 import { migrateAccountKeys } from "../accounts/account-migration";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import {
-  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady,
+  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup,
 } from "../store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
@@ -94,6 +94,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   coalesceWrites(redis);
   redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
+  // a missing database or an evicting Redis is refused before anything is written (store/redis-setup.ts)
+  await assertRedisSetup(config.redis).catch((err: Error) => { redis.disconnect(); throw err; });
   const prefix = config.redis.keyPrefix;
   const users = new UserStore(redis, prefix);
   const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);

@@ -33,3 +33,4 @@ export * from "./ownership";
 export * from "./index-migration";
 export { inlineCommand } from "./scripts";
 export * from "./resync-held";
+export * from "./redis-setup";

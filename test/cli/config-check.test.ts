@@ -57,14 +57,14 @@ describe("configCheckCommand", () => {
     const env = { GOOD_KEY: KEYS.unscoped, EXPIRED_KEY: KEYS.expired, SCOPED_KEY: KEYS.scoped };
     const r = await check([dir("good"), dir("expired"), dir("scoped", { deploymentId: 2 })], env, true);
     expect(r.code).toBe(2);
-    expect(r.stdout).toBe(`ok: directory "good": the key in GOOD_KEY works and covers deployment 1 ("production") at ${sim.baseUrl}`);
+    expect(r.stdout.split("\n").filter((l) => !l.startsWith("ok: Redis "))).toEqual([`ok: directory "good": the key in GOOD_KEY works and covers deployment 1 ("production") at ${sim.baseUrl}`]);
     const problems = r.stderr.split("\n");
     expect(problems[0]).toBe("configuration has 2 problem(s):");
     expect(problems[1]).toMatch(new RegExp(`^- directories\\.1\\.platform \\(directory "expired"\\): the platform at ${sim.baseUrl} refuses the key in EXPIRED_KEY \\(401\\): .*key expired`));
     expect(problems[2]).toMatch(new RegExp(`^- directories\\.2\\.platform \\(directory "scoped"\\): the key in SCOPED_KEY does not cover deployment 2 at ${sim.baseUrl}: `));
     const ok = await check([dir("good")], env, true);
     expect(ok).toMatchObject({ code: 0, stderr: "" });
-    expect(ok.stdout).toMatch(/configuration OK: 1 directories \(good:workforce\), .*; every platform key verified$/);
+    expect(ok.stdout).toMatch(/configuration OK: 1 directories \(good:workforce\), .*; Redis set-up and every platform key verified$/);
   });
 
   it("online: should say so when the platform cannot be reached, rather than blame the key", async () => {

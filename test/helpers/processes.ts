@@ -218,11 +218,11 @@ export async function startBridgeProcess(
 /** A private redis-server with AOF (`appendfsync always`), on a port and in a dir of its own. */
 export class RedisServerProcess {
   proc?: Proc;
-  private constructor(private readonly set: ProcessSet, readonly port: number, readonly dir: string) {}
+  private constructor(private readonly set: ProcessSet, readonly port: number, readonly dir: string, private readonly extra: string[]) {}
 
-  /** Starts one on a free port; `restart()` reuses the port and the data dir. */
-  static async start(set: ProcessSet): Promise<RedisServerProcess> {
-    const r = new RedisServerProcess(set, await freePort(), set.tempDir("redis"));
+  /** Starts one on a free port; `restart()` reuses the port and the data dir. `extra`: more redis-server options (they win). */
+  static async start(set: ProcessSet, extra: string[] = []): Promise<RedisServerProcess> {
+    const r = new RedisServerProcess(set, await freePort(), set.tempDir("redis"), extra);
     await r.launch();
     return r;
   }
@@ -234,7 +234,7 @@ export class RedisServerProcess {
   private async launch(timeoutMs = 15000): Promise<void> {
     this.proc = this.set.spawn(`redis-server:${this.port}`, process.env.REDIS_SERVER_BIN || "redis-server", [
       "--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir,
-      "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--maxmemory-policy", "noeviction",
+      "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--maxmemory-policy", "noeviction", ...this.extra,
     ]);
     // PING answers +PONG only once the AOF is loaded (-LOADING before)
     await untilRedisAnswers(this.proc, this.port, "redis-server", timeoutMs);

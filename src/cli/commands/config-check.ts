@@ -3,10 +3,12 @@
  * keys and token-hash collisions included), what the configuration needs from this machine and from the
  * platform. Offline: every environment variable a directory names is set, and every platform URL is
  * https (plain http only on loopback or with `platform.allowPlainHttp`). Online: each directory's key
- * works and covers its deployment (`GET /v1/deployments`).
+ * works and covers its deployment (`GET /v1/deployments`), and Redis is set up as the roles require at
+ * start (the database of `redis.url` exists, `maxmemory-policy` is `noeviction`: src/store/redis-setup.ts).
  */
 import type { Config, DirectoryConfig } from "../../config/schema";
 import { AuthError, ScopeError, createPlatformClient, parseBaseUrl } from "../../platform";
+import { inspectRedisSetup, redisTarget } from "../../store";
 
 /** What the check found: problems (each names the key and the fix) and what was verified. */
 export interface ConfigCheckResult {
@@ -56,12 +58,26 @@ async function checkKey(d: DirectoryConfig, i: number, env: NodeJS.ProcessEnv): 
   }
 }
 
-/** Asks the platform, for each directory whose key is set and URL usable, whether the key covers its deployment (in config order). */
+/** Checks the configured Redis as the roles do at start. */
+async function checkRedis(config: Config): Promise<ConfigCheckResult> {
+  try {
+    const report = await inspectRedisSetup(config.redis);
+    return { problems: report.problems, verified: report.verified.map((v) => `${v} (${redisTarget(config.redis)})`) };
+  } catch (err) {
+    return { problems: [`redis.url (REDIS_URL): could not check Redis: ${(err as Error).message}`], verified: [] };
+  }
+}
+
+/**
+ * Asks the platform, for each directory whose key is set and URL usable, whether the key covers its
+ * deployment (in config order), and Redis whether it is set up as the bridge needs.
+ */
 export async function checkOnline(config: Config, env: NodeJS.ProcessEnv): Promise<ConfigCheckResult> {
-  const results = await Promise.all(config.directories.map((d, i) => checkKey(d, i, env)));
+  const [redis, ...results] = await Promise.all([checkRedis(config), ...config.directories.map((d, i) => checkKey(d, i, env))]) as
+    [ConfigCheckResult, ...Array<Awaited<ReturnType<typeof checkKey>>>];
   return {
-    problems: results.flatMap((r) => (r?.problem ? [r.problem] : [])),
-    verified: results.flatMap((r) => (r?.verified ? [r.verified] : [])),
+    problems: [...redis.problems, ...results.flatMap((r) => (r?.problem ? [r.problem] : []))],
+    verified: [...redis.verified, ...results.flatMap((r) => (r?.verified ? [r.verified] : []))],
   };
 }
 
@@ -78,6 +94,6 @@ export async function configCheckCommand(
     return 2;
   }
   const dirs = config.directories.map((d) => `${d.id}:${d.target}`).join(", ") || "none";
-  out(`configuration OK: ${config.directories.length} directories (${dirs}), Redis ${config.redis.url.replace(/\/\/[^@]*@/, "//***@")}, port ${config.server.port}${online ? "; every platform key verified" : ""}`);
+  out(`configuration OK: ${config.directories.length} directories (${dirs}), Redis ${config.redis.url.replace(/\/\/[^@]*@/, "//***@")}, port ${config.server.port}${online ? "; Redis set-up and every platform key verified" : ""}`);
   return 0;
 }
