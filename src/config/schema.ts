@@ -287,6 +287,16 @@ export const configSchema = strictObject({
          */
         maxScanRecords: z.number().int().positive().default(100000),
         /**
+         * Seconds an RFC 9865 cursor stays valid between two pages (ServiceProviderConfig
+         * `pagination.cursorTimeout`); an older one answers 400 expiredCursor.
+         */
+        cursorTimeoutSeconds: z.number().int().positive().max(86400).default(3600),
+        /**
+         * Members after which a cursor page of groups ends (fewer groups than `count`, `itemsPerPage` says how
+         * many). Index pages always honour `count`: Okta's import advances `startIndex` by what it asked for.
+         */
+        maxPageMembers: z.number().int().positive().default(10000),
+        /**
          * Heavy requests of one directory that may run at once in one server process — scans (filters no
          * index answers) and reads of a large group's members; more wait their turn.
          */

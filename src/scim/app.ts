@@ -24,6 +24,8 @@ import { scimJsonBody } from "./json-body";
 import { discoveryRouter } from "./discovery/discovery-router";
 import { ScanGate } from "./query/scan-gate";
 import { RequestShare } from "./fairness/request-share";
+import { CursorCodec } from "./cursor/cursor-codec";
+import { CursorKeyStore } from "./cursor/cursor-key-store";
 import { groupsRouter } from "./resources/groups";
 import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
@@ -95,6 +97,8 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     maxPatchOperations: config.scim.maxPatchOperations,
     maxIdentifierLength: config.scim.maxIdentifierLength,
     heavyGroupMembers: config.scim.largeGroupMembers,
+    cursorTimeoutSeconds: config.scim.cursorTimeoutSeconds,
+    maxPageMembers: config.scim.maxPageMembers,
   };
   setupScimmy();
   // a directory's own `scim` settings override the process-wide ones (read per request: they may change at runtime)
@@ -104,6 +108,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     queued: own(id)?.maxQueuedScans ?? config.scim.maxQueuedScans,
   }), config.scim.retryAfterSeconds);
   const share = new RequestShare((id) => own(id)?.maxConcurrentRequests ?? config.scim.maxConcurrentRequests, config.scim.retryAfterSeconds);
+  const cursors = new CursorCodec(new CursorKeyStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.cursorTimeoutSeconds);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
@@ -113,7 +118,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = {
-      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans,
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors,
       // a write request's stores note whether it changed anything (the activity trail records changes only)
       ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
       writeOptions: writeOptionsOf(registry.get(directoryId)?.dir),

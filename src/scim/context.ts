@@ -5,6 +5,7 @@
 import type { Response } from "express";
 import type { GroupStore, UserStore, WriteOptions } from "../store";
 import type { ScanGate } from "./query/scan-gate";
+import type { CursorCodec } from "./cursor/cursor-codec";
 
 /** SCIM settings from config (`scim.*`). */
 export interface ScimSettings {
@@ -21,6 +22,10 @@ export interface ScimSettings {
   maxPatchOperations: number;
   /** Longest userName, displayName and externalId, in characters (400 invalidValue beyond). */
   maxIdentifierLength: number;
+  /** Seconds a cursor stays valid (RFC 9865 `cursorTimeout`). */
+  cursorTimeoutSeconds: number;
+  /** Members after which a cursor page of groups ends. */
+  maxPageMembers: number;
 }
 
 export interface ScimContext {
@@ -34,6 +39,8 @@ export interface ScimContext {
   writeOptions: WriteOptions;
   /** Bounds concurrent heavy requests (scans, large group reads) per directory (shared by every request of this app). */
   scans: ScanGate;
+  /** Seals and opens RFC 9865 cursors (one deployment-wide key). */
+  cursors: CursorCodec;
 }
 
 /** The context of the current request (set by the directory router after authentication). */

@@ -12,10 +12,11 @@ import { isStoreUnavailable, StoreNotReplicatedError } from "../store/errors";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
-/** scimType values of RFC 7644 §3.12 Table 9. */
+/** scimType values of RFC 7644 §3.12 Table 9, and those RFC 9865 §2.2 adds for cursor pagination. */
 export type ScimType =
   | "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax"
-  | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
+  | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive"
+  | "invalidCursor" | "expiredCursor" | "invalidCount";
 
 /** An error whose status, scimType and detail go to the client as they are. */
 export class ScimError extends Error {

@@ -74,6 +74,11 @@ export class DirectoryKeys {
   get outbox(): string { return `${this.prefix}outbox`; }
 }
 
+/** `<keyPrefix>:scim:cursor-key` STRING: the AES-256-GCM key of RFC 9865 cursors (hex, set once; scim/cursor/). */
+export function cursorKeyKey(keyPrefix: string): string {
+  return `${keyPrefix}:scim:cursor-key`;
+}
+
 /** `<keyPrefix>:metrics:salt` STRING: the random salt of the opaque directory labels of /metrics (set once). */
 export function metricsSaltKey(keyPrefix: string): string {
   return `${keyPrefix}:metrics:salt`;

@@ -144,10 +144,21 @@ export class UserStore {
    * Up to `limit` user ids created after creation sequence `after` (0: from the first), in creation order,
    * and the sequence of the last one: a cursor that stays right while users are added or deleted meanwhile.
    */
-  async idsAfter(directoryId: string, after: number, limit: number): Promise<{ ids: string[]; last: number }> {
+  async idsAfter(directoryId: string, after: number, limit: number): Promise<{ ids: string[]; seqs: number[]; last: number }> {
     const rows = await this.redis.zrangebyscore(this.keys(directoryId).users, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, limit);
     const ids: string[] = [];
-    for (let i = 0; i < rows.length; i += 2) ids.push(rows[i]);
-    return { ids, last: rows.length ? Number(rows[rows.length - 1]) : after };
+    const seqs: number[] = [];
+    for (let i = 0; i < rows.length; i += 2) { ids.push(rows[i]); seqs.push(Number(rows[i + 1])); }
+    return { ids, seqs, last: rows.length ? seqs[seqs.length - 1] : after };
+  }
+
+  /** The creation sequence of each id (null for an id that does not exist), read 1,000 ids per call. */
+  async seqsOf(directoryId: string, ids: string[]): Promise<Array<number | null>> {
+    const out: Array<number | null> = [];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const scores = await this.redis.zmscore(this.keys(directoryId).users, ...ids.slice(i, i + 1000));
+      for (const s of scores) out.push(s === null ? null : Number(s));
+    }
+    return out;
   }
 }

@@ -17,7 +17,8 @@ function noUsers(users: UserStore): UserStore {
   view.getWithoutGroups = async () => undefined;
   view.find = async () => [];
   view.ids = async () => [];
-  view.idsAfter = async () => ({ ids: [], last: 0 });
+  view.idsAfter = async () => ({ ids: [], seqs: [], last: 0 });
+  view.seqsOf = async (_dir, ids) => ids.map(() => null);
   return view;
 }
 
@@ -27,7 +28,8 @@ function noGroups(groups: GroupStore): GroupStore {
   view.get = async () => undefined;
   view.find = async () => [];
   view.ids = async () => [];
-  view.idsAfter = async () => ({ ids: [], last: 0 });
+  view.idsAfter = async () => ({ ids: [], seqs: [], last: 0 });
+  view.seqsOf = async (_dir, ids) => ids.map(() => null);
   view.memberValues = async () => [];
   return view;
 }

@@ -1,7 +1,7 @@
 /**
  * /ServiceProviderConfig ([RFC7643§5](https://datatracker.ietf.org/doc/html/rfc7643#section-5)), true to
  * what is implemented: PATCH, filters (up to `maxResults` per page), sorting and ETags; no bulk, no
- * password change; bearer tokens. Built here rather than from SCIMMY's process-wide Config, so nothing
+ * password change; bearer tokens; index and RFC 9865 cursor paging (§4 `pagination`), index by default. Built here rather than from SCIMMY's process-wide Config, so nothing
  * another module sets there can change what a client is told.
  */
 import type { ScimSettings } from "../context";
@@ -18,6 +18,16 @@ export function serviceProviderConfig(settings: ScimSettings, base: string): Rec
     changePassword: { supported: false },
     sort: { supported: true },
     etag: { supported: true },
+    // RFC 9865 §4: "A SCIM service provider implementing cursor-based pagination SHOULD include" `pagination`.
+    // Index stays the default method: Okta and Entra page by startIndex (IDP-DIALECTS O7).
+    pagination: {
+      cursor: true,
+      index: true,
+      defaultPaginationMethod: "index",
+      defaultPageSize: settings.defaultCount,
+      maxPageSize: settings.maxResults,
+      cursorTimeout: settings.cursorTimeoutSeconds,
+    },
     authenticationSchemes: [{
       type: "oauthbearertoken",
       name: "OAuth Bearer Token",

@@ -112,8 +112,10 @@ export interface ListSource<R extends { id: string; created: string }> {
   count(): Promise<number>;
   /** Ids in creation order, `start` 0-based, inclusive `stop`. */
   ids(start: number, stop: number): Promise<string[]>;
-  /** Ids created after sequence `after`, up to `limit`, and the sequence of the last. */
-  idsAfter(after: number, limit: number): Promise<{ ids: string[]; last: number }>;
+  /** Ids created after sequence `after`, up to `limit`, with their sequences, and the sequence of the last. */
+  idsAfter(after: number, limit: number): Promise<{ ids: string[]; seqs: number[]; last: number }>;
+  /** The creation sequence of each id (null: no longer exists). */
+  seqsOf(ids: string[]): Promise<Array<number | null>>;
   /** Records by id, read as the filter needs them (`"filter"`) or as the response shows them (`"response"`). */
   read(ids: string[], purpose: "filter" | "response"): Promise<R[]>;
   /** Records by an index, read as the filter needs them. */
@@ -129,6 +131,10 @@ export interface ListSource<R extends { id: string; created: string }> {
   weight(rec: R): number;
   /** True when reading records for the filter reads their members (a filter on groups' members no index answers exactly). */
   readsMembersForFilter?: boolean;
+  /** Whether the response shows members (groups unless `excludedAttributes=members`). */
+  carriesMembers: boolean;
+  /** How many members each record has (read without the members; asked only when `carriesMembers`). */
+  memberCounts(ids: string[]): Promise<Map<string, number>>;
 }
 
 /** Limits of one request's scan. */
@@ -139,7 +145,7 @@ export interface ScanLimits {
 }
 
 /** A match: its source, id and sort key, and its record when it was read as the response shows it. */
-interface Hit { source: number; id: string; key?: unknown; rec?: { id: string; created: string } }
+export interface Hit { source: number; id: string; key?: unknown; rec?: { id: string; created: string } }
 
 function tooMany(holds: number, limit: number): ScimError {
   return new ScimError(400, "tooMany",
@@ -191,6 +197,25 @@ async function collect<R extends { id: string; created: string }>(
   }
 }
 
+/** Every match of every source (with sort keys when `sortBy`), by index or by a scan bounded by `limits`. */
+export async function collectAll(
+  sources: Array<ListSource<{ id: string; created: string }>>, filter: FilterNode | undefined, sortBy: AttrPath | undefined, limits: ScanLimits,
+): Promise<Hit[]> {
+  const scans = sources.map((s) => !filter || !plan(s.kind, filter));
+  const run = async () => {
+    let holds = 0;
+    for (const [i, s] of sources.entries()) if (scans[i]) holds += await s.count();
+    if (holds > limits.maxScanRecords) throw tooMany(holds, limits.maxScanRecords);
+    const budget = { left: limits.maxScanRecords, limit: limits.maxScanRecords, holds };
+    const hits: Hit[] = [];
+    for (const [i, s] of sources.entries()) hits.push(...await collect(i, s, filter, sortBy, budget));
+    return hits;
+  };
+  // a lookup that reads groups with their members for the filter is heavy work too
+  const heavy = scans.some(Boolean) || sources.some((s) => s.readsMembersForFilter);
+  return heavy ? limits.gate.run(limits.directoryId, run) : run();
+}
+
 /**
  * Lists over one or more sources (the root search lists Users, then Groups): `total` counts every match,
  * `items` are the page's records (each paired with its source's index).
@@ -205,20 +230,7 @@ export async function listSources(
     for (const s of sources) validateFilter(s.kind, filter, undefined, known);
   }
   if (!filter && !paging.sortBy) return pageInOrder(sources, start, paging.count);
-  const scans = sources.map((s) => !filter || !plan(s.kind, filter));
-  const needed = scans.some(Boolean);
-  const run = async () => {
-    let holds = 0;
-    for (const [i, s] of sources.entries()) if (scans[i]) holds += await s.count();
-    if (holds > limits.maxScanRecords) throw tooMany(holds, limits.maxScanRecords);
-    const budget = { left: limits.maxScanRecords, limit: limits.maxScanRecords, holds };
-    const hits: Hit[] = [];
-    for (const [i, s] of sources.entries()) hits.push(...await collect(i, s, filter, paging.sortBy, budget));
-    return hits;
-  };
-  // a lookup that reads groups with their members for the filter is heavy work too
-  const heavy = needed || sources.some((s) => s.readsMembersForFilter);
-  const hits = heavy ? await limits.gate.run(limits.directoryId, run) : await run();
+  const hits = await collectAll(sources, filter, paging.sortBy, limits);
   if (paging.sortBy) sortByKey(hits, paging.sortOrder);
   const page = paging.count === 0 ? [] : hits.slice(start, start + paging.count);
   return { total: hits.length, items: await readPage(sources, page) };
@@ -245,7 +257,7 @@ async function pageInOrder(sources: Array<ListSource<{ id: string; created: stri
  * The page's records (as the response wants them) in the order of `page`: those an index lookup read as
  * they are, the others read now (a scan keeps only ids); records deleted meanwhile drop out.
  */
-async function readPage(sources: Array<ListSource<{ id: string; created: string }>>, page: Hit[]): Promise<Array<{ source: number; rec: { id: string; created: string } }>> {
+export async function readPage(sources: Array<ListSource<{ id: string; created: string }>>, page: Hit[]): Promise<Array<{ source: number; rec: { id: string; created: string } }>> {
   const found = new Map<string, { id: string; created: string }>();
   for (const [i, s] of sources.entries()) {
     const ids = page.filter((h) => h.source === i && !h.rec).map((h) => h.id);

@@ -11,14 +11,14 @@ import { ScimError } from "../errors";
 import { normalisePatch } from "../dialects/patch-request";
 import { keepsAttribute, parseProjection, project, type Projection } from "../query/attributes";
 import { matches } from "../query/evaluate";
-import { listSources } from "../query/list";
 import { expectedVersion, notModified } from "./conditional";
 import { groupBody } from "./input";
 import { applyAttributes, planGroupPatch } from "./group-patch";
-import { groupSource, scanLimits } from "./list-sources";
+import { groupSource } from "./list-sources";
+import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { groupResource } from "./representation";
-import { sendList, sendResource } from "./respond";
+import { sendResource } from "./respond";
 import { toScimError } from "./store-errors";
 
 type Json = Record<string, unknown>;
@@ -30,8 +30,7 @@ function wantsMembers(p: Projection): boolean {
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
-  const out = await listSources([groupSource(c, wantsMembers(p.projection), p.filter)], p.filter, p.paging, scanLimits(c));
-  sendList(res, out.total, p.paging.startIndex, out.items.map((x) => project(groupResource(x.rec as GroupRecord, c.base), p.projection)));
+  await sendListPage(res, c, "Groups", [groupSource(c, wantsMembers(p.projection), p.filter)], p, (x) => project(groupResource(x.rec as GroupRecord, c.base), p.projection));
 }
 
 /**

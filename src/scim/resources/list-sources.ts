@@ -13,11 +13,14 @@ export function userSource(c: ScimContext): ListSource<UserRecord> {
     count: () => c.users.count(dir),
     ids: (s, e) => c.users.ids(dir, s, e),
     idsAfter: (after, limit) => c.users.idsAfter(dir, after, limit),
+    seqsOf: (ids) => c.users.seqsOf(dir, ids),
     read: (ids) => c.users.find(dir, "id", ids),
     lookup: (index, values) => c.users.find(dir, index as never, values),
     lookupServesResponse: true,
     view: (r) => userResource(r, c.base),
     weight: () => 1,
+    carriesMembers: false,
+    memberCounts: async (ids) => new Map(ids.map((id) => [id, 0])),
   };
 }
 
@@ -33,12 +36,15 @@ export function groupSource(c: ScimContext, withMembers: boolean, filter: Filter
     count: () => c.groups.count(dir),
     ids: (s, e) => c.groups.ids(dir, s, e),
     idsAfter: (after, limit) => c.groups.idsAfter(dir, after, limit),
+    seqsOf: (ids) => c.groups.seqsOf(dir, ids),
     read: (ids, purpose) => c.groups.find(dir, "id", ids, purpose === "response" ? withMembers : forFilter),
     lookup: (index, values) => c.groups.find(dir, index as never, values, forFilter),
     lookupServesResponse: forFilter === withMembers,
     view: (r) => groupResource(r, c.base),
     weight: (r) => 1 + (r.members?.length ?? 0),
     readsMembersForFilter: forFilter,
+    carriesMembers: withMembers,
+    memberCounts: async (ids) => new Map((await c.groups.find(dir, "id", ids, false)).map((g) => [g.id, g.memberCount])),
   };
 }
 

@@ -20,7 +20,7 @@ function single(v: unknown, name: string): unknown {
 /** Parses `filter`, paging, sorting and projection parameters. */
 export function listParams(src: Record<string, unknown>, s: ScimSettings): ListParams {
   const q: Record<string, unknown> = {};
-  for (const name of ["filter", "startIndex", "count", "sortBy", "sortOrder", "attributes", "excludedAttributes"]) {
+  for (const name of ["filter", "startIndex", "count", "cursor", "sortBy", "sortOrder", "attributes", "excludedAttributes"]) {
     const key = Object.keys(src).find((k) => k.toLowerCase() === name.toLowerCase());
     if (key !== undefined) q[name] = name.endsWith("ttributes") ? src[key] : single(src[key], name);
   }

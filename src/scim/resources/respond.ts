@@ -21,3 +21,17 @@ export function sendList(res: Response, total: number, startIndex: number, resou
     Resources: resources,
   }));
 }
+
+/**
+ * Sends an RFC 9865 cursor page: `nextCursor` unless this is the last page ("nextCursor is omitted from a
+ * response only to indicate that there are no more result pages"), `totalResults` when known.
+ */
+export function sendCursorList(res: Response, total: number | undefined, resources: Json[], nextCursor: string | undefined): void {
+  res.status(200).type("application/scim+json").send(JSON.stringify({
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+    ...(total !== undefined ? { totalResults: total } : {}),
+    itemsPerPage: resources.length,
+    ...(nextCursor !== undefined ? { nextCursor } : {}),
+    Resources: resources,
+  }));
+}

@@ -13,18 +13,16 @@ import type { GroupRecord, UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
 import { keepsAttribute, project } from "../query/attributes";
-import { listSources, type ListSource } from "../query/list";
-import { groupSource, scanLimits, userSource } from "./list-sources";
+import type { ListSource } from "../query/list";
+import { groupSource, userSource } from "./list-sources";
+import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { groupResource, userResource } from "./representation";
-import { sendList } from "./respond";
 
 async function search(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
   const sources = [userSource(c), groupSource(c, keepsAttribute(p.projection, "members"), p.filter)] as Array<ListSource<{ id: string; created: string }>>;
-  const out = await listSources(sources, p.filter, p.paging, scanLimits(c));
-  const resources = out.items.map((x) => project(x.source === 0 ? userResource(x.rec as UserRecord, c.base) : groupResource(x.rec as GroupRecord, c.base), p.projection));
-  sendList(res, out.total, p.paging.startIndex, resources);
+  await sendListPage(res, c, "", sources, p, (x) => project(x.source === 0 ? userResource(x.rec as UserRecord, c.base) : groupResource(x.rec as GroupRecord, c.base), p.projection));
 }
 
 /** The root query endpoints (mounted under the directory router). */

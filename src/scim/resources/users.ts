@@ -9,14 +9,14 @@ import { scimContext } from "../context";
 import { ScimError } from "../errors";
 import { normalisePatch } from "../dialects/patch-request";
 import { parseProjection, project } from "../query/attributes";
-import { listSources } from "../query/list";
 import { expectedVersion, notModified } from "./conditional";
 import { userBody } from "./input";
 import { applyUserPatch } from "./user-patch";
-import { userSource, scanLimits } from "./list-sources";
+import { userSource } from "./list-sources";
+import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
-import { sendList, sendResource } from "./respond";
+import { sendResource } from "./respond";
 import { toScimError } from "./store-errors";
 
 type Json = Record<string, unknown>;
@@ -24,8 +24,7 @@ const MAX_CAS_ATTEMPTS = 16;
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
-  const out = await listSources([userSource(c)], p.filter, p.paging, scanLimits(c));
-  sendList(res, out.total, p.paging.startIndex, out.items.map((x) => project(userResource(x.rec as UserRecord, c.base), p.projection)));
+  await sendListPage(res, c, "Users", [userSource(c)], p, (x) => project(userResource(x.rec as UserRecord, c.base), p.projection));
 }
 
 async function load(res: Response, id: string): Promise<UserRecord> {
