@@ -5,7 +5,7 @@
  * admin token is unaffected. Over HTTP against the real server.
  */
 import request from "supertest";
-import { startSyncEnv, type SyncEnv } from "../helpers/sync-env";
+import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { expectUnchanged } from "../helpers/redis-snapshot";
 
@@ -14,6 +14,12 @@ let s: BridgeServer;
 beforeAll(async () => {
   e = await startSyncEnv();
   s = await startBridgeServer(e);
+  // the workers' key check at start calls the platform and counts the call a second later: let it land, or
+  // the "nothing changed" snapshots below see it
+  for (const dir of ["wf", "em"] as const) {
+    await waitFor(async () => !!((await (await s.admin(`/directories/${dir}`)).json()) as { platformKey: { checkedAt?: string } }).platformKey.checkedAt, 15000, `${dir} key checked`);
+    await waitIdle(e, dir);
+  }
 }, 30000);
 afterAll(async () => { await s?.close(); await e?.close(); });
 
