@@ -13,6 +13,7 @@ import type { PlanItem, SyncKind, SyncRecord } from "../store";
 import type { ReconcileContext } from "./context";
 import { embedGroupName } from "./mapping/embed-user";
 import { payloadHash } from "./mapping/payload-hash";
+import { isEntraTombstone } from "./mapping/entra-tombstone";
 import { managedExternalId, workforceUserPayload } from "./mapping/workforce-user";
 import { activeMemberIds } from "./targets/workforce-group";
 import { notOwnedByOther } from "./ownership-guard";
@@ -82,6 +83,8 @@ async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], g
       const st = states[j];
       const desired = desiredById.get(id);
       const name = desired ? String(desired.body.userName) : undefined;
+      // an Entra tombstone the platform never held stays off it (workforce-user.ts)
+      if (!st.platformId && st.status === "deprovisioned" && desired && isEntraTombstone(desired.body)) continue;
       if (!st.platformId || st.status === "failed") {
         (st.platformId ? plan.update : plan.create).push({ kind: "user", id, platformId: st.platformId, name });
         continue;
@@ -96,6 +99,8 @@ async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], g
         continue;
       }
       const payload = desired ? workforceUserPayload(dir, desired) : undefined;
+      // a tombstone's platform user keeps its real name: the name is no drift
+      if (payload && isEntraTombstone(desired!.body)) delete (payload as { userName?: unknown }).userName;
       if (payload && differs(payload as unknown as Record<string, unknown>, onPlatform)) {
         plan.marks.push({ kind: "user", id, fields: { drift: "changed" } });
         plan.update.push({ kind: "user", id, platformId: st.platformId, name });

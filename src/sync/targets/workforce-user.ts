@@ -5,13 +5,15 @@
  * adopted (never duplicated). The platform id is kept in the sync state, so it is never looked up again.
  * Replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
  * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
- * A reconcile whose payload equals the last one applied makes no call.
+ * A reconcile whose payload equals the last one applied makes no call. An Entra soft-delete tombstone
+ * name (mapping/entra-tombstone.ts) deactivates the platform user under the name it holds, never renames it.
  */
 import type { SyncRecord } from "../../store";
 import type { ReconcileContext, Outcome } from "../context";
-import { isConflict, isNotFound } from "../context";
+import { MappingError, isConflict, isNotFound } from "../context";
+import { isEntraTombstone } from "../mapping/entra-tombstone";
 import { payloadHash } from "../mapping/payload-hash";
-import { workforceUserPayload } from "../mapping/workforce-user";
+import { managedExternalId, workforceUserPayload } from "../mapping/workforce-user";
 import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
 
 const GONE = "deleted";
@@ -38,6 +40,22 @@ async function deprovisionDeleted(c: ReconcileContext, id: string, st: SyncRecor
   return c.dir.workforce.onUserDelete === "delete" ? "deleted" : "deactivated";
 }
 
+/**
+ * A platform user this bridge created for another user of the directory that still exists (its externalId
+ * `<directory>:<id>`) is never adopted: a soft-deleted Entra user keeps its real name on the platform, and
+ * a new user given that name meanwhile (Entra frees the UPN on soft delete) must not take over its account.
+ */
+async function refuseOtherUsersAccount(c: ReconcileContext, id: string, platformExternalId: string | undefined, userName: string): Promise<void> {
+  const prefix = managedExternalId(c.dir.id, "");
+  if (!platformExternalId?.startsWith(prefix)) return;
+  const other = platformExternalId.slice(prefix.length);
+  if (other === id || !(await c.users.getWithoutGroups(c.dir.id, other))) return;
+  throw new MappingError(
+    `the platform user named ${JSON.stringify(userName)} belongs to user ${other} of this directory (deactivated or soft-deleted there); `
+    + `it is not adopted for user ${id}: rename one of them in the IdP, or delete user ${other} in the IdP`,
+  );
+}
+
 /** Reconciles one user of a workforce directory. */
 export async function reconcileWorkforceUser(c: ReconcileContext, id: string): Promise<Outcome> {
   const dirId = c.dir.id;
@@ -53,6 +71,13 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
 
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   let outcome: Outcome = "updated";
+  const tombstone = isEntraTombstone(desired.body);
+  if (platformId && tombstone) {
+    // the platform user keeps its real name (the one it holds now), and is deactivated under it
+    const current = await c.platform.scim.getUser(platformId);
+    if (current) payload.userName = current.userName;
+    else platformId = undefined;
+  }
   if (platformId) {
     await ensureOwned(c, "user", platformId, String(payload.userName));
     try {
@@ -61,6 +86,14 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
       if (!isNotFound(err)) throw err;
       platformId = undefined; // deleted on the platform: create it again
     }
+  }
+  if (!platformId && tombstone) {
+    // a soft-deleted user the platform does not hold is not created under its tombstone name: nobody
+    // is to sign in with it, and a restore sends the real name, which then creates the user
+    await c.state.update(dirId, "user", id, {
+      platformId: undefined, hash, status: "deprovisioned", attempts: 0, lastError: undefined, drift: undefined, syncedAt: new Date().toISOString(),
+    });
+    return "unchanged";
   }
   if (!platformId) {
     try {
@@ -73,6 +106,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
       const existing = await c.platform.scim.findUserByUserName(String(payload.userName));
       if (!existing) throw err;
       await ensureOwned(c, "user", existing.id, String(payload.userName));
+      await refuseOtherUsersAccount(c, id, existing.externalId, String(payload.userName));
       await c.platform.scim.replaceUser(existing.id, payload);
       platformId = existing.id;
     }
