@@ -11,7 +11,8 @@
  *   GET  /admin/directories/:id/resync                   its progress and final summary
  *   …/resync/plan, …/resync/confirm, …/resync/cancel, …/resync/audit   see resync-routes.ts
  *   POST /admin/ownership/handover                       hand a platform resource to another directory of its account:
- *                                                        {space, resource, to, from?} (src/sync/ownership-handover.ts)
+ *                                                        {space, resource, to, from?} (src/sync/ownership-handover.ts);
+ *                                                        404 for an unknown directory or a resource nobody manages
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).

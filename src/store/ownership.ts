@@ -12,7 +12,7 @@
  */
 import { AccountKeys } from "./account-keys";
 import type { RedisConnection } from "./connection";
-import { inlineCommand } from "./scripts";
+import { defineStoreCommands, inlineCommand } from "./scripts";
 
 export type OwnerSpace = "u" | "g" | "eu" | `eg:${string}`;
 
@@ -32,27 +32,15 @@ const FORGET = `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
 
-/*
-  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] to, ARGV[3] expected owner ("" any)
-  Output: {1, previous owner or ""} when handed over; {0, current owner} when the expected owner is not it.
-*/
-const HAND_OVER = `
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if ARGV[3] ~= '' and cur ~= ARGV[3] then return {0, cur or ''} end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return {1, cur or ''}`;
-
 /** Owners of platform resources, per platform account. */
 export class Ownership {
   private readonly claimScript: (...args: string[]) => Promise<string>;
-  private readonly handOverScript: (...args: string[]) => Promise<[number, string]>;
 
   private readonly keys: AccountKeys;
 
   constructor(private readonly redis: RedisConnection, keyPrefix: string) {
     this.keys = new AccountKeys(keyPrefix);
     this.claimScript = inlineCommand(redis, "ownershipClaim", 1, CLAIM);
-    this.handOverScript = inlineCommand(redis, "ownershipHandOver", 1, HAND_OVER);
   }
 
   key(baseUrl: string, space: OwnerSpace): string {
@@ -75,9 +63,17 @@ export class Ownership {
     await this.redis.eval(FORGET, 1, this.key(baseUrl, space), resource, dir);
   }
 
-  /** Hands a resource to `to` (only from `from` when given). */
-  async handOver(baseUrl: string, space: OwnerSpace, resource: string, to: string, from = ""): Promise<{ ok: boolean; owner?: string }> {
-    const [ok, v] = await this.handOverScript(this.key(baseUrl, space), resource, to, from);
-    return { ok: ok === 1, owner: v || undefined };
+  /** Records `dir` as the owner of a resource it just created (a created resource is its creator's). */
+  async record(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<void> {
+    await this.redis.hset(this.key(baseUrl, space), resource, dir);
+  }
+
+  /**
+   * Hands a resource to `to` (only from `from` when given; commands/handOverOwner-1.lua). `missing`: no
+   * directory manages it, and nothing was written.
+   */
+  async handOver(baseUrl: string, space: OwnerSpace, resource: string, to: string, from = ""): Promise<{ ok: boolean; owner?: string; missing?: boolean }> {
+    const [ok, v] = await defineStoreCommands(this.redis).handOverOwner(this.key(baseUrl, space), resource, to, from);
+    return { ok: ok === 1, owner: v || undefined, ...(ok === -1 ? { missing: true } : {}) };
   }
 }

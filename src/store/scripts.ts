@@ -23,6 +23,7 @@ export interface StoreCommands {
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
+  handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

@@ -38,7 +38,7 @@ export async function ensureOwned(c: ReconcileContext, kind: "user" | "group", r
 /** Records that this directory owns a resource it just created. */
 export async function recordOwned(c: ReconcileContext, kind: "user" | "group", resource: string): Promise<void> {
   const space = ownerSpace(c, kind);
-  await c.ownership.handOver(c.dir.platform.baseUrl, space, keyOf(space, resource), c.dir.id, "");
+  await c.ownership.record(c.dir.platform.baseUrl, space, keyOf(space, resource), c.dir.id);
 }
 
 /** Forgets ownership of a resource this directory deleted on the platform. */

@@ -3,7 +3,8 @@
  * 8), shared by the admin API (`POST /admin/ownership/handover`) and the CLI (`scim-bridge handover`).
  * The receiving directory's items that failed on the ownership conflict are queued again, so they adopt
  * the resource now; the directory it was taken from fails with a conflict naming the new owner if it
- * touches it again.
+ * touches it again. An unknown directory, or a resource no directory manages (a mistyped id), is answered
+ * 404 and nothing is written.
  */
 import type { Logger } from "pino";
 import { accountIdentity, sameAccount } from "../accounts/account-identity";
@@ -24,7 +25,7 @@ export interface HandoverRequest {
 export type HandoverResult =
   /** `account`: the canonical identity of the platform account both directories are on. */
   | { ok: true; space: OwnerSpace; resource: string; from: string | null; to: string; requeued: number; account: string }
-  | { ok: false; status: 400 | 409; error: string };
+  | { ok: false; status: 400 | 404 | 409; error: string };
 
 export interface HandoverDeps {
   config: Config;
@@ -45,20 +46,22 @@ function spacesOf(d: DirectoryConfig): string[] {
 export async function handOver(d: HandoverDeps, req: HandoverRequest, who: string): Promise<HandoverResult> {
   const find = d.directory ?? ((id: string) => d.config.directories.find((x) => x.id === id));
   const to = find(req.to);
-  if (!to) return { ok: false, status: 400, error: `unknown directory "${req.to}"` };
+  if (!to) return { ok: false, status: 404, error: `unknown directory "${req.to}"` };
   if (!spacesOf(to).includes(req.space)) {
     return { ok: false, status: 400, error: `space must be one of ${spacesOf(to).map((s) => `"${s}"`).join(", ")} for directory "${to.id}"` };
   }
   if (!req.resource || req.resource.length > 1024) return { ok: false, status: 400, error: "resource must be the platform id, externalId or group name (1–1024 characters)" };
   if (req.from !== undefined) {
     const from = find(req.from);
-    if (!from) return { ok: false, status: 400, error: `unknown directory "${req.from}"` };
+    if (!from) return { ok: false, status: 404, error: `unknown directory "${req.from}"` };
     // one account whatever the spelling of its URL (the ownership map is keyed by the canonical identity)
     if (!sameAccount(from.platform.baseUrl, to.platform.baseUrl)) return { ok: false, status: 400, error: `directories "${from.id}" and "${to.id}" are on different platform accounts` };
   }
   const space = req.space as OwnerSpace;
   const resource = space.startsWith("eg:") ? req.resource.toLowerCase() : req.resource;
   const r = await new Ownership(d.redis, d.config.redis.keyPrefix).handOver(to.platform.baseUrl, space, resource, to.id, req.from ?? "");
+  // a resource no directory manages (a mistyped or unknown id): nothing to hand over, and nothing written
+  if (r.missing) return { ok: false, status: 404, error: `no directory manages ${resource} (space "${space}") on this platform account: check the id; a resource nobody manages is taken by the first directory that syncs it` };
   if (!r.ok) return { ok: false, status: 409, error: `${resource} is managed by ${r.owner ? `directory "${r.owner}"` : "no directory"}, not "${req.from}"` };
   const waiting = [];
   for (const it of await d.state.inStatus(to.id, "failed")) {

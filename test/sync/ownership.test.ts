@@ -9,6 +9,7 @@ import { ADMIN_TOKEN, adminApp, adminConfig, resyncThroughAdmin } from "../helpe
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { redisBackend } from "../../src/cli/backends/redis-backend";
+import { Ownership } from "../../src/store";
 
 const GROUP_SCHEMA = ["urn:ietf:params:scim:schemas:core:2.0:Group"];
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -71,6 +72,27 @@ describe("two workforce directories on one platform account", () => {
     const wrong = await request(adminApp(e)).post("/admin/ownership/handover").set(auth).send({ space: "u", resource: pid, to: "wf2", from: "wf2" });
     expect(wrong.status).toBe(409);
     expect(wrong.body.error).toContain('directory "wf"');
+    expect((await status("wf2", "user", inWf2)).status).toBe("failed");
+  });
+
+  it("should answer 404 and write nothing for an id no directory manages, or an unknown directory (admin API and CLI backend)", async () => {
+    const owners = new Ownership(e.redis, e.prefix);
+    const wf = e.config.directories.find((d) => d.id === "wf")!;
+    const hash = owners.key(wf.platform.baseUrl, "u");
+    const before = await e.redis.hgetall(hash);
+    for (const body of [{ space: "u", resource: "no-such-platform-id", to: "wf2" }, { space: "u", resource: "no-such-platform-id", to: "wf2", from: "wf" },
+      { space: "u", resource: pid, to: "no-such-dir" }, { space: "u", resource: pid, to: "wf2", from: "no-such-dir" }]) {
+      const res = await request(adminApp(e)).post("/admin/ownership/handover").set(auth).send(body);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatch(/no directory manages no-such-platform-id|unknown directory "no-such-dir"/);
+    }
+    const b = await redisBackend(e.config);
+    try {
+      expect(await b.handOver({ space: "u", resource: "no-such-platform-id", to: "wf2" }, "dave (cli)")).toMatchObject({ ok: false, status: 404 });
+    } finally {
+      await b.close();
+    }
+    expect(await e.redis.hgetall(hash)).toEqual(before);
     expect((await status("wf2", "user", inWf2)).status).toBe("failed");
   });
 

@@ -58,7 +58,7 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
     },
     handOver: async (req, by) => {
       const r = await call("POST", "/ownership/handover", { ...req, by });
-      if (r.status === 400 || r.status === 409) return { ok: false, status: r.status, error: (r.body as { error: string }).error };
+      if (r.status === 400 || r.status === 404 || r.status === 409) return { ok: false, status: r.status, error: (r.body as { error: string }).error };
       return { ok: true, ...(expectOk(r, "POST /admin/ownership/handover") as Omit<Extract<HandoverResult, { ok: true }>, "ok">) };
     },
     answerResync: async (dir, action, by) => {
