@@ -6,6 +6,9 @@
  * set either way (`X-Request-Id`, from the client's header when it is a sane token, else a UUID).
  * Redaction is the logger's (observability/logger.ts): the line carries the headers under `req.headers`
  * and `res.headers`, which its paths censor.
+ * A request the client abandoned (the connection closed before the answer was sent) is not a fault of the
+ * bridge: it is one line at info with the request id, method, URL and time taken, without headers, and only
+ * that one even when the handler writes its answer to the closed connection afterwards.
  */
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
@@ -13,8 +16,8 @@ import type { Logger } from "pino";
 
 type Level = "error" | "info" | "debug";
 
-function levelOf(status: number, failed: boolean): Level {
-  return failed || status >= 500 ? "error" : status >= 400 ? "info" : "debug";
+function levelOf(status: number): Level {
+  return status >= 500 ? "error" : status >= 400 ? "info" : "debug";
 }
 
 /** Middleware: request id, and the request's log line once it finished (or was aborted). */
@@ -24,17 +27,27 @@ export function requestLog(logger: Logger): RequestHandler {
     const id = (typeof raw === "string" ? raw.slice(0, 64).replace(/[^\w.-]/g, "") : "") || randomUUID();
     res.setHeader("X-Request-Id", id);
     const started = performance.now();
-    const done = (failed: boolean) => {
-      const level = levelOf(res.statusCode, failed);
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      const level = levelOf(res.statusCode);
       if (!logger.isLevelEnabled(level)) return;
       logger[level]({
         req: { id, method: req.method, url: req.originalUrl, headers: req.headers, remoteAddress: req.socket.remoteAddress },
         res: { statusCode: res.statusCode, headers: res.getHeaders() },
         responseTime: Math.round(performance.now() - started),
-      }, failed ? "request aborted" : "request completed");
+      }, "request completed");
     };
-    res.once("finish", () => done(false));
-    res.once("close", () => { if (!res.writableFinished) done(true); });
+    const abandoned = () => {
+      if (logged) return;
+      logged = true;
+      if (!logger.isLevelEnabled("info")) return;
+      logger.info({ req: { id, method: req.method, url: req.originalUrl }, responseTime: Math.round(performance.now() - started) },
+        "request abandoned by the client");
+    };
+    res.once("finish", done);
+    res.once("close", () => { if (!res.writableFinished) abandoned(); });
     next();
   };
 }

@@ -2,6 +2,8 @@
  * The request log line (src/observability/request-log.ts): written at the level its outcome calls for,
  * not built at all below the level in force, always with the request id, never with a token.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
 import request from "supertest";
@@ -17,6 +19,8 @@ function appWith(level: string) {
   app.get("/ok", (_req, res) => { res.send("ok"); });
   app.get("/denied", (_req, res) => { res.status(401).send("no"); });
   app.get("/broken", (_req, res) => { res.status(500).send("x"); });
+  // answers only once the client has gone, as a handler whose body read failed on the abort does
+  app.post("/slow", (req, res) => { req.on("close", () => { res.status(400).send("too late"); }); });
   return { app, lines, logger };
 }
 
@@ -43,4 +47,43 @@ describe("requestLog", () => {
     expect((lines[1].req as { headers: Record<string, string> }).headers.authorization).toBe("[redacted]");
     expect(JSON.stringify(lines)).not.toContain("secret-token-2");
   });
+
+  it("should log a request the client abandoned once, at info, with the request id and no headers", async () => {
+    const { app, lines } = appWith("info");
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // the client sends its headers and half a body, then gives up
+      const req = http.request({ port, host: "127.0.0.1", method: "POST", path: "/slow?x=1", headers: {
+        "X-Request-Id": "gone-1", Authorization: "Bearer secret-token-3", "Content-Type": "application/json", "Content-Length": "100" } });
+      req.on("error", () => undefined);
+      const arrived = new Promise((r) => server.once("request", r));
+      req.write("{\"userName\":");
+      await arrived;
+      await waitForLine(lines, (l) => l.msg === "request abandoned by the client", () => req.destroy());
+      // a later request's line comes after anything the abandoned one could still write
+      await request(server).get("/denied");
+      await waitForLine(lines, (l) => (l.req as { url: string }).url === "/denied");
+    } finally {
+      server.close();
+    }
+    const gone = lines.filter((l) => (l.req as { id: string }).id === "gone-1");
+    expect(gone).toHaveLength(1);
+    expect(gone[0]).toMatchObject({ level: 30, msg: "request abandoned by the client", req: { id: "gone-1", method: "POST", url: "/slow?x=1" } });
+    expect(typeof gone[0].responseTime).toBe("number");
+    expect(gone[0]).not.toHaveProperty("res");
+    expect((gone[0].req as Record<string, unknown>).headers).toBeUndefined();
+    expect(JSON.stringify(lines)).not.toContain("secret-token-3");
+  });
 });
+
+/** Runs `act` (if any), then waits until a line matches (each written line is an event of the sink). */
+async function waitForLine(lines: Array<Record<string, unknown>>, match: (l: Record<string, unknown>) => boolean, act?: () => void): Promise<void> {
+  act?.();
+  const end = Date.now() + 5000;
+  while (!lines.some(match)) {
+    if (Date.now() > end) throw new Error(`no such log line; got ${JSON.stringify(lines)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
