@@ -43,6 +43,8 @@ import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
 import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
+import { brakeRoutes } from "./brake-routes";
+import { brakeStatus } from "../sync/brake/brake";
 import { AdminSessions } from "./session";
 import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
 import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
@@ -90,6 +92,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
     done(req, res, 200, { resumed: req.params.id });
   });
   r.use(resyncRoutes(c, knownId, logger));
+  r.use(brakeRoutes(c, knownId, logger));
   r.get("/:id/external-users", async (req, res) => {
     const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
@@ -176,7 +179,8 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
       const series = await Promise.all(SERIES.map((s) => counters.day(d.id, s, now)));
       return [d.id, Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts] as const;
     })));
-    res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts));
+    const brakes = new Map(await Promise.all(c.registry.list().map(async (e) => [e.dir.id, await brakeStatus(redis, config.redis.keyPrefix, e.dir, 50)] as const)));
+    res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts, brakes));
   });
   r.use("/status", itemPages(c));
   r.use("/directories", directoryAdminRoutes(c), itemApi(c), directoriesApi(c, logger));

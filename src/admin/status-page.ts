@@ -12,6 +12,8 @@ import type { Series } from "../store";
 import { chart } from "./charts";
 import { duration, esc, when } from "./html";
 import { itemHref, searchForm } from "./item-page";
+import { brakeSections } from "./brake-section";
+import type { BrakeStatus } from "../sync/brake/brake";
 
 export { esc };
 
@@ -92,7 +94,8 @@ ${p.deprovision.length ? itemTable(p.deprovision, p.counts.deprovision) : ""}</s
 
 /** The dashboard. */
 export function statusPage(dirs: DirectoryStatus[], failures: Map<string, FailedItem[]>, now = new Date(),
-  held = new Map<string, PlanItem[]>(), plans = new Map<string, PlanReport>(), charts = new Map<string, DirectoryCharts>()): string {
+  held = new Map<string, PlanItem[]>(), plans = new Map<string, PlanReport>(), charts = new Map<string, DirectoryCharts>(),
+  brakes = new Map<string, BrakeStatus>()): string {
   const chartRow = (d: DirectoryStatus) => {
     const c = charts.get(d.id);
     if (!c) return "";
@@ -119,6 +122,7 @@ ${(failures.get(d.id) ?? []).slice(0, 20).map((f) => `<tr><td>${esc(f.kind)}</td
 <table><thead><tr><th>Directory</th><th>Target</th><th>State</th><th>Desired</th><th>Sync status</th><th>Queue</th><th>Last sync</th><th>Platform</th><th>External users</th><th>Resync</th><th>Actions</th></tr></thead>
 <tbody>${rows || "<tr><td colspan=\"11\">No directories configured.</td></tr>"}</tbody></table>
 ${resyncSections(dirs, held, plans)}
+${brakeSections([...brakes.values()], now)}
 <h2>Latest failures</h2>${fails || "<p>No failed items.</p>"}
 <p><a href="/admin/status/new">Add a directory</a></p>`, true);
 }

@@ -7,12 +7,13 @@
  *                                 confirmation of its deprovisions); --dry-run: the plan only; --confirm / --cancel
  *   status [--json]               every directory at a glance
  *   retry-failed <directory>      queue every failed item again
+ *   brake <directory> [confirm|cancel]  show the deprovision brake and what it holds (exit 3: it holds), or answer it
  *   handover <space> <resource> --to <directory>   hand a platform resource to another directory of its account
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
  *   directory create|list|show|update|disable|enable|delete, directory token …, directory oauth …
  *                                 directories at runtime, through a running bridge's admin API only (--url)
- * status, resync and retry-failed work on Redis with this machine's configuration, or with `--url` (or
+ * status, resync, brake and retry-failed work on Redis with this machine's configuration, or with `--url` (or
  * SCIM_BRIDGE_URL) through a running bridge's admin API with `--admin-token` (or SCIM_BRIDGE_ADMIN_TOKEN).
  */
 import { randomBytes } from "node:crypto";
@@ -26,6 +27,7 @@ import { redisBackend } from "./backends/redis-backend";
 import { configCheckCommand } from "./commands/config-check";
 import { directoryCommands } from "./commands/directory";
 import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
+import { brakeCommand } from "./commands/brake";
 import { userInfo } from "node:os";
 
 const out = (s: string) => console.log(s);
@@ -97,6 +99,13 @@ export function buildProgram(): Command {
       const p = await withBackend(o, (b) => resyncCommand(b, dir, out));
       // 3: the resync holds deprovisions and waits for --confirm or --cancel
       process.exitCode = p.phase === "failed" ? 1 : p.status === "awaiting-confirmation" ? 3 : 0;
+    });
+  remote(program.command("brake").argument("<directory>").argument("[answer]", "confirm (apply every held deprovision) or cancel (keep them active)")
+    .option("--by <name>", "who answers, for the audit (default: this system user)")
+    .description("show a directory's deprovision brake and what it holds, or answer it (exit 3: it holds deprovisions)"))
+    .action(async (dir: string, answer: string | undefined, o: RemoteOptions & { by?: string }) => {
+      if (answer !== undefined && answer !== "confirm" && answer !== "cancel") throw new UsageError("the answer is confirm or cancel");
+      process.exitCode = await withBackend(o, (b) => brakeCommand(b, dir, answer as "confirm" | "cancel" | undefined, `${o.by ?? safeUser()} (cli)`, out));
     });
   remote(program.command("status").option("--json", "print JSON").description("every directory: in sync / syncing / failing / paused"))
     .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));

@@ -133,6 +133,17 @@ const safetySchema = strictObject({
     count: z.number().int().nonnegative().default(500),
     percent: z.number().min(0).max(100).default(20),
   }).prefault({}),
+  /**
+   * The deprovision brake: deprovisions pushed by the IdP (active=false, DELETE, removal from scope) are
+   * counted in a sliding window of `windowSeconds`; past `max`, or past `percent` % of the users and groups
+   * the directory manages (when that is at least 10), further ones are held before the platform for an
+   * operator. `max` and `percent` default to `maxDeprovisionPerResync`'s.
+   */
+  deprovisionBrake: strictObject({
+    windowSeconds: z.number().int().positive().default(3600),
+    max: z.number().int().nonnegative().optional(),
+    percent: z.number().min(0).max(100).optional(),
+  }).prefault({}),
 });
 
 export const directorySchema = strictObject({

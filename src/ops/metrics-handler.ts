@@ -10,6 +10,7 @@ import type { Metrics } from "../observability/metrics";
 import { presentedToken, tokenMatches } from "../auth/token";
 import { DirectoryLabels } from "./directory-labels";
 import { platformHealthy } from "../sync/key-check";
+import { heldByBrake } from "../sync/brake/brake";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
   for (const d of c.registry.enabled()) {
@@ -21,6 +22,7 @@ export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
     m.paused.set({ directory: d.id }, meta.paused ? 1 : 0);
     m.platformHealthy.set({ directory: d.id }, platformHealthy(meta.keyStatus) ? 1 : 0);
     m.deprovisionsHeld.set({ directory: d.id, source: "resync" }, resync.status === "awaiting-confirmation" ? resync.held : 0);
+    m.deprovisionsHeld.set({ directory: d.id, source: "brake" }, await heldByBrake(c.redis, c.config.redis.keyPrefix, d.id));
     if (d.target === "embed") m.externalUsers.set({ directory: d.id }, await c.usage.count(d.platform.baseUrl));
   }
 }

@@ -33,6 +33,7 @@ import { createDirectoryPlatform } from "../sync/directory-platform";
 import { OutboxDispatcher } from "../sync/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
+import { DeprovisionBrake } from "../sync/brake/brake";
 import { KeyMonitor, keyFingerprint } from "../sync/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/revival";
@@ -149,7 +150,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     }
     clients.set(dir.id, platform);
     const served: ReconcileContext = {
-      dir, users, groups, state, platform, usage, claims, ownership, logger: log,
+      dir, users, groups, state, platform, usage, claims, ownership, logger: log, brake: new DeprovisionBrake(redis, prefix, log),
       enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
     };
     // a directory being deleted with platform=deprovision: its desired state is empty

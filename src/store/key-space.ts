@@ -57,6 +57,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:resync:held", type: "HASH", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:held") },
   { pattern: "<kp>:{<dir>}:resync:plan", type: "STRING", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:plan") },
   { pattern: "<kp>:{<dir>}:resync:audit", type: "LIST", module: "resync-keys.ts", match: (kp) => dir(kp, "resync:audit") },
+  { pattern: "<kp>:{<dir>}:brake:<window|held|released|pass|audit>", type: "ZSET, HASH or LIST", module: "src/sync/brake/brake-store.ts", match: (kp) => dir(kp, "brake:(window|held|released|pass|audit)") },
   { pattern: "<kp>:{<dir>}:a:<u|g>:<id>", type: "STREAM", module: "activity-store.ts", match: (kp) => dir(kp, "a:[ug]:.+") },
   { pattern: "<kp>:{<dir>}:c:<series>", type: "HASH", module: "minute-counters.ts", match: (kp) => dir(kp, "c:[a-z-]+") },
   { pattern: "<kp>:{<dir>}:credentials", type: "HASH", module: "registry-keys.ts", match: (kp) => dir(kp, "credentials") },

@@ -22,6 +22,7 @@ export interface StoreCommands {
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
+  brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
 }

@@ -7,6 +7,7 @@ import type { DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
 import type { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, SyncKind } from "../store";
 import type { ExternalUserUsage } from "./external-user-usage";
+import type { DeprovisionBrake } from "./brake/brake";
 
 /** What one reconcile did, for resync summaries and metrics. */
 export type Outcome = "created" | "updated" | "deactivated" | "deleted" | "unchanged";
@@ -23,6 +24,8 @@ export interface ReconcileContext {
   /** Which directory manages each platform resource of the account (src/sync/ownership-guard.ts). */
   ownership: Ownership;
   logger: Logger;
+  /** The directory's deprovision brake (src/sync/brake/brake.ts); none: deprovisions are never held. */
+  brake?: DeprovisionBrake;
   /** Enqueues a reconcile of another resource of the same directory (deduplicated). */
   enqueue(kind: SyncKind, id: string): Promise<void>;
 }

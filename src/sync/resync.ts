@@ -94,8 +94,11 @@ export async function deprovisionItems(c: ResyncDeps, items: PlanItem[]): Promis
       deleted++;
       continue;
     }
+    // the drift mark tells the reconcile this deprovision is the resync's (its safeguard, not the deprovision brake)
     if (c.dir.target === "workforce") {
       await c.state.update(c.dir.id, it.kind, it.id, it.kind === "user" ? { platformId: it.platformId, drift: "changed" } : { platformId: it.platformId });
+    } else if (it.kind === "user") {
+      await c.state.update(c.dir.id, "user", it.id, { drift: "changed" });
     }
     work.push([it.kind, it.id]);
   }

@@ -6,6 +6,7 @@
 import type { DirectoryStatus } from "../../admin/directory-status";
 import type { PlanReport, ResyncProgress } from "../../sync/resync";
 import type { HandoverResult } from "../../sync/ownership-handover";
+import type { BrakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** The admin API answered something the command cannot go on with. */
@@ -66,6 +67,13 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
       if (r.status === 409) return { answered: false, reason: (r.body as { error: string }).error };
       const b = expectOk(r, `POST /admin${dirPath(dir)}/resync/${action}`) as { confirmed?: number; cancelled?: number; dropped?: number; resync: string };
       return { answered: true, resync: b.resync, count: b.confirmed ?? b.cancelled ?? 0, ...(b.dropped !== undefined ? { dropped: b.dropped } : {}) };
+    },
+    readBrake: async (dir) => expectOk(await call("GET", `${dirPath(dir)}/brake`), `GET /admin${dirPath(dir)}/brake`) as BrakeStatus,
+    answerBrake: async (dir, action, by) => {
+      const r = await call("POST", `${dirPath(dir)}/brake`, { action, by });
+      if (r.status === 409) return { answered: false, reason: (r.body as { error: string }).error };
+      const b = expectOk(r, `POST /admin${dirPath(dir)}/brake`) as { confirmed?: number; cancelled?: number };
+      return { answered: true, count: b.confirmed ?? b.cancelled ?? 0 };
     },
     requestResync: async (dir) => {
       const r = await call("POST", `${dirPath(dir)}/resync`);

@@ -1,5 +1,5 @@
 /**
- * What the operator commands (status, retry-failed, resync) need from a bridge, whichever way they reach
+ * What the operator commands (status, retry-failed, resync, brake) need from a bridge, whichever way they reach
  * it: straight through Redis with the local configuration (`redis-backend.ts`), or through a running
  * bridge's admin API (`admin-api-backend.ts`, `--url` / SCIM_BRIDGE_URL).
  */
@@ -8,6 +8,7 @@ import type { PlanReport, ResyncProgress } from "../../sync/resync";
 import type { AnswerResult } from "../../sync/resync-confirm";
 import type { PlanItem } from "../../sync/resync-plan";
 import type { HandoverRequest, HandoverResult } from "../../sync/ownership-handover";
+import type { BrakeAnswer, BrakeStatus } from "../../sync/brake/brake";
 
 export interface OpsBackend {
   /** Every directory's status. */
@@ -26,6 +27,10 @@ export interface OpsBackend {
   answerResync(dir: string, action: "confirm" | "cancel", by: string): Promise<AnswerResult>;
   /** Starts a resync; resolves with the running one instead when one was already running. */
   requestResync(dir: string): Promise<{ running?: ResyncProgress }>;
+  /** The directory's deprovision brake: state, counts, limits, held list, audit. */
+  readBrake(dir: string): Promise<BrakeStatus>;
+  /** Confirms (applies) or cancels (releases) the deprovisions the brake holds. */
+  answerBrake(dir: string, action: "confirm" | "cancel", by: string): Promise<BrakeAnswer>;
   /** Hands a platform resource over to another directory of its account. */
   handOver(req: HandoverRequest, by: string): Promise<HandoverResult>;
   close(): Promise<void>;

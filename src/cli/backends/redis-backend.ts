@@ -8,6 +8,7 @@ import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
 import { answerResync } from "../../sync/resync-confirm";
 import { handOver } from "../../sync/ownership-handover";
+import { answerBrake, brakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
@@ -44,6 +45,8 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     readPlan: (dir) => c.resyncs.plan(dir),
     handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues, directory: (id) => registry.get(id)?.dir }, req, by),
     answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues, directory: (id) => registry.get(id)?.dir }, dir, action, by),
+    readBrake: (dir) => brakeStatus(redis, config.redis.keyPrefix, registry.get(dir)!.dir),
+    answerBrake: (dir, action, by) => answerBrake({ redis, keyPrefix: config.redis.keyPrefix, enqueue: (d, kind, id) => c.queues.enqueue(d, kind, id) }, dir, action, by),
     requestResync: async (dir) => {
       await c.queues.enqueueResync(dir, "cli");
       return {};

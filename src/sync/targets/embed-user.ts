@@ -2,7 +2,8 @@
  * Embed target, users: each SCIM user is an external user of the directory's embed tenant, provisioned
  * and updated with `POST /v1/embed/generate-session` (creator mode, definitions included). Deprovisioning
  * (IdP deactivation or DELETE) sends `groups: []` and nulls the mapped attributes, and marks the user
- * deprovisioned: the contract shows no delete of an external user. The account-wide external-user limit
+ * deprovisioned: the contract shows no delete of an external user. Deprovisions pass the directory's
+ * deprovision brake first (src/sync/brake/brake.ts). The account-wide external-user limit
  * is checked before a new external user is provisioned; existing ones keep syncing at the limit.
  */
 import type { ReconcileContext, Outcome } from "../context";
@@ -13,6 +14,7 @@ import { embedDeprovisionRequest, embedExternalId, embedUserRequest, typeConflic
 import { payloadHash } from "../mapping/payload-hash";
 import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../name-conflicts";
 import { ensureOwned } from "../ownership-guard";
+import { held } from "./workforce-user";
 
 /** The platform's `cannot change type`, word for word, followed by the mapping entries that sent the type. */
 function withTypeConflictDetail(err: unknown, embed: NonNullable<ReconcileContext["dir"]["embed"]>): unknown {
@@ -38,6 +40,9 @@ async function deprovision(c: ReconcileContext, id: string, externalId: string |
   const req = embedDeprovisionRequest(c.dir, ext!);
   const hash = payloadHash(req);
   if (st.status === "deprovisioned" && st.hash === hash && !st.drift) return "unchanged";
+  // a burst of IdP deprovisions is held before the platform (the brake); a resync's is its safeguard's
+  const action = externalId === undefined ? "delete" : "deactivate";
+  if (await held(c, { kind: "user", id, action, name: ext!, version: hash }, !!st.drift)) return "unchanged";
   await ensureOwned(c, "user", ext!);
   await c.platform.embed.generateSession(req);
   await c.state.update(dirId, "user", id, {
@@ -58,6 +63,8 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   }
   if (desired.body.active === false) return deprovision(c, id, embedExternalId(desired, embed));
 
+  // an active user is no deprovision: one of it the brake holds is cancelled
+  await c.brake?.clear(dirId, "user", id);
   const externalId = embedExternalId(desired, embed);
   if (!externalId) throw new MappingError(`user has no value for ${embed.externalIdAttribute}, which the directory maps to the platform externalId`);
   // another IdP user of this directory with the same externalId is never merged into this one's external user

@@ -4,7 +4,8 @@
  * answers 409 `uniqueness` (a platform user with the same userName exists) that user is looked up once and
  * adopted (never duplicated). The platform id is kept in the sync state, so it is never looked up again.
  * Replaced when the payload changed; deactivated (`active=false`) on IdP deactivation; on IdP
- * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`).
+ * DELETE deactivated (default) or deleted (`workforce.onUserDelete: "delete"`); either only once the
+ * directory's deprovision brake lets it through (src/sync/brake/brake.ts).
  * A reconcile whose payload equals the last one applied makes no call. An Entra soft-delete tombstone
  * name (mapping/entra-tombstone.ts) deactivates the platform user under the name it holds, never renames it.
  */
@@ -15,8 +16,15 @@ import { isEntraTombstone } from "../mapping/entra-tombstone";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId, workforceUserPayload } from "../mapping/workforce-user";
 import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
+import type { HeldDeprovision } from "../brake/brake-store";
 
 const GONE = "deleted";
+
+/** True when the deprovision brake holds (or an operator released) this deprovision: no platform call now. */
+export async function held(c: ReconcileContext, item: Omit<HeldDeprovision, "at">, resync: boolean): Promise<boolean> {
+  if (!c.brake) return false;
+  return (await c.brake.gate(c.dir, item, resync)) !== "pass";
+}
 
 async function deprovisionDeleted(c: ReconcileContext, id: string, st: SyncRecord): Promise<Outcome> {
   const dirId = c.dir.id;
@@ -25,6 +33,9 @@ async function deprovisionDeleted(c: ReconcileContext, id: string, st: SyncRecor
     return "unchanged";
   }
   if (st.status === "deprovisioned" && st.hash === GONE && !st.drift) return "unchanged";
+  // a burst of IdP deletes is held before the platform (the brake); a resync's deprovision is its safeguard's
+  const action = c.dir.workforce.onUserDelete === "delete" ? "delete" : "deactivate";
+  if (await held(c, { kind: "user", id, action, name: st.platformId, platformId: st.platformId, version: GONE }, !!st.drift)) return "unchanged";
   await ensureOwned(c, "user", st.platformId);
   if (c.dir.workforce.onUserDelete === "delete") {
     await c.platform.scim.deleteUser(st.platformId);
@@ -66,8 +77,18 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
 
   const payload = workforceUserPayload(dirId, desired);
   const hash = payloadHash(payload);
+  // an active user is no deprovision: one of it the brake holds is cancelled (sent now, awaited before the answer)
+  const cleared = payload.active !== false ? c.brake?.clear(dirId, "user", id) : undefined;
   const settled = st.status === "synced" || st.status === "deprovisioned";
-  if (st.platformId && st.hash === hash && settled && !st.drift) return "unchanged";
+  if (st.platformId && st.hash === hash && settled && !st.drift) {
+    await cleared;
+    return "unchanged";
+  }
+  // active=false (a deactivation or a removal from scope) of a user active on the platform: the brake decides
+  if (payload.active === false && st.platformId && st.status !== "deprovisioned"
+    && await held(c, { kind: "user", id, action: "deactivate", name: String(payload.userName), platformId: st.platformId, version: hash }, !!st.drift)) {
+    return "unchanged";
+  }
 
   let platformId = st.drift === "missing" ? undefined : st.platformId;
   let outcome: Outcome = "updated";
@@ -140,7 +161,7 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
     } else follow = c.state.markMemberChanged(dirId, id, "*");
     writes.push(follow);
   }
-  await Promise.all(writes);
+  await Promise.all([...writes, cleared]);
   if (follow) await Promise.all((await follow).map((g) => c.enqueue("group", g)));
   if (payload.active === false && outcome === "updated") return "deactivated";
   return outcome;
