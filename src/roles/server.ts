@@ -15,6 +15,7 @@ import { healthz, readyz, RoleProbe } from "../ops/health";
 import type { Metrics } from "../observability/metrics";
 import { requestLog } from "../observability/request-log";
 import { SCIM_DIRECTORY_PATH, scimDirectoryRouter, scimNotFound } from "../scim/app";
+import { collapseSlashes } from "../scim/path-slashes";
 import { createExpressServer } from "./express-server";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
@@ -109,6 +110,8 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   app.set("etag", false);
   app.set("trust proxy", config.server.trustProxy);
   app.use(requestLog(logger));
+  // a base URL entered with a trailing slash still reaches its routes (src/scim/path-slashes.ts)
+  app.use(collapseSlashes);
   opsRoutes(app, ops, opts.probe ?? new RoleProbe("server"), opts.metrics);
   app.use("/admin", adminRouter({ config, redis: opsRedis, queues: ops.queues, logger, registry }));
   app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));

@@ -21,6 +21,7 @@ import { directoryAuth } from "./auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
 import { scimJsonBody } from "./json-body";
+import { collapseSlashes } from "./path-slashes";
 import { discoveryRouter } from "./discovery/discovery-router";
 import { ScanGate } from "./query/scan-gate";
 import { RequestShare } from "./fairness/request-share";
@@ -76,6 +77,7 @@ export function createScimApp(deps: ScimAppDeps): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", deps.config.server.trustProxy);
+  app.use(collapseSlashes);
   app.use(SCIM_DIRECTORY_PATH, scimDirectoryRouter(deps));
   app.use(scimNotFound);
   app.use(scimErrorHandler(deps.logger, deps.config.server.retryAfterSeconds));

@@ -9,6 +9,7 @@ import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isEngineMessage } from "./engine-message";
 import { isStoreUnavailable, StoreNotReplicatedError } from "../store/errors";
+import { sendScimJson } from "./scim-json";
 
 export const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
@@ -39,7 +40,7 @@ export class UnavailableError extends Error {
 /** Sends an RFC 7644 error body with Content-Type application/scim+json. */
 export function sendScimError(res: Response, status: number, scimType: string | undefined, detail: string): void {
   if (res.headersSent) return;
-  res.status(status).type("application/scim+json").send(JSON.stringify({
+  sendScimJson(res.status(status), JSON.stringify({
     schemas: [ERROR_SCHEMA],
     status: String(status),
     ...(scimType ? { scimType } : {}),

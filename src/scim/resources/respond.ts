@@ -1,6 +1,7 @@
 /** Writes SCIM responses: JSON with `application/scim+json`, ETag and Location where they apply. */
 import type { Response } from "express";
 import { etag } from "./representation";
+import { sendScimJson } from "../scim-json";
 
 type Json = Record<string, unknown>;
 
@@ -8,12 +9,12 @@ type Json = Record<string, unknown>;
 export function sendResource(res: Response, status: number, body: Json, version?: number, location?: string): void {
   if (version !== undefined) res.setHeader("ETag", etag(version));
   if (location) res.setHeader("Location", location);
-  res.status(status).type("application/scim+json").send(JSON.stringify(body));
+  sendScimJson(res.status(status), JSON.stringify(body));
 }
 
 /** Sends a ListResponse ([RFC7644§3.4.2]); itemsPerPage is the number of resources on this page. */
 export function sendList(res: Response, total: number, startIndex: number, resources: Json[]): void {
-  res.status(200).type("application/scim+json").send(JSON.stringify({
+  sendScimJson(res.status(200), JSON.stringify({
     schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
     totalResults: total,
     startIndex,
@@ -27,7 +28,7 @@ export function sendList(res: Response, total: number, startIndex: number, resou
  * response only to indicate that there are no more result pages"), `totalResults` when known.
  */
 export function sendCursorList(res: Response, total: number | undefined, resources: Json[], nextCursor: string | undefined): void {
-  res.status(200).type("application/scim+json").send(JSON.stringify({
+  sendScimJson(res.status(200), JSON.stringify({
     schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
     ...(total !== undefined ? { totalResults: total } : {}),
     itemsPerPage: resources.length,
