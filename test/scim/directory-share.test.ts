@@ -5,6 +5,8 @@
  * `scim.maxQueuedScans`, 429 + Retry-After), and member reads counted against `scim.maxScanRecords`.
  * Each cap answers with an RFC 7644 §3.12 body, changes nothing, and leaves another directory alone.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { hashToken } from "../../src/auth/token";
 import { ScanGate } from "../../src/scim/query/scan-gate";
@@ -180,6 +182,32 @@ describe("heavy requests of one directory (scans, large groups' members)", () =>
     }
     for (const r of await Promise.all([first, second!])) expect(r.body.members).toHaveLength(3);
     expect((await request(s.app).get("/scim/v2/acme/Users").query({ filter: 'title eq "t"' }).set(s.auth())).body.totalResults).toBe(3);
+  });
+
+  it("should give back the turn of a read whose client went away while it waited", async () => {
+    const server = s.app.listen(0, "127.0.0.1");
+    await new Promise<void>((r) => server.once("listening", () => r()));
+    const hold = holdMemberReads();
+    const read = () => request(s.app).get(`/scim/v2/acme/Groups/${bigGroup}`).set(s.auth()).then((r) => r);
+    const first = read();
+    try {
+      await hold.firstRead;
+      // the second read waits for its turn, then its client hangs up
+      const { port } = server.address() as AddressInfo;
+      const gone = http.get({ host: "127.0.0.1", port, path: `/scim/v2/acme/Groups/${bigGroup}`, headers: s.auth() });
+      gone.on("error", () => undefined);
+      await hold.queued;
+      const closed = new Promise<void>((r) => gone.once("close", () => r()));
+      gone.destroy();
+      await closed;
+    } finally {
+      hold.release();
+      hold.restore();
+    }
+    expect((await first).status).toBe(200);
+    // were its turn never given back, these would wait (and then be refused) for ever
+    for (const r of await Promise.all([read(), read()])) expect(r.body.members).toHaveLength(3);
+    await new Promise<void>((r) => server.close(() => r()));
   });
 });
 

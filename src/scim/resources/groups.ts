@@ -45,6 +45,8 @@ async function readGroup(res: Response, c: ScimContext, id: string, withMembers:
   if (!head || head.memberCount < c.settings.heavyGroupMembers) return head && c.groups.get(c.directoryId, id, true);
   const release = await c.scans.acquire(c.directoryId);
   res.once("close", release);
+  // a client that went away while waiting for its turn: the slot goes to the next at once
+  if (res.closed) release();
   try {
     return await c.groups.get(c.directoryId, id, true);
   } catch (err) {
