@@ -12,6 +12,7 @@ import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
 import { MemberOfDrain } from "./member-of-drain";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
+import { MEMBER_SLICE, memberRecord, memberSlices } from "./member-slices";
 import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
@@ -173,24 +174,25 @@ export class GroupStore {
     this.signal.notify(directoryId);
   }
 
-  /** Groups by id or by an index; members are loaded only when `withMembers`. */
-  async find(directoryId: string, index: GroupIndex, values: string[], withMembers: boolean): Promise<GroupRecord[]> {
+  /**
+   * Groups by id or by an index; members are loaded only when `withMembers`. `"sliced"`: members are loaded
+   * while the call's total stays within MEMBER_SLICE; a group left without (`members` undefined although
+   * `memberCount` > 0) is read with `memberSlices`.
+   */
+  async find(directoryId: string, index: GroupIndex, values: string[], withMembers: boolean | "sliced"): Promise<GroupRecord[]> {
     if (values.length === 0) return [];
     const k = this.keys(directoryId);
     const vals = index === "displayName" ? values.map((v) => v.toLowerCase()) : values;
-    const rows = await this.redis.readGroups(k.groups, k.prefix, withMembers ? "1" : "0", INDEX_MODE[index], ...vals);
+    const mode = withMembers === "sliced" ? `b${MEMBER_SLICE}` : withMembers ? "1" : "0";
+    const rows = await this.redis.readGroups(k.groups, k.prefix, mode, INDEX_MODE[index], ...vals);
     return rows.map((row) => {
       const rec: GroupRecord = {
         id: String(row[0]), body: JSON.parse(String(row[1])) as Json, version: Number(row[2]),
         created: String(row[3]), lastModified: String(row[4]), memberCount: Number(row[5]),
       };
-      if (withMembers) {
+      if (withMembers === true || (withMembers === "sliced" && (row.length > 6 || rec.memberCount === 0))) {
         const members: MemberRecord[] = [];
-        for (let i = 6; i < row.length; i += 2) {
-          const extra = String(row[i + 1]);
-          const display = extra.slice(1);
-          members.push({ value: String(row[i]), type: extra[0] === "G" ? "Group" : "User", ...(display ? { display } : {}) });
-        }
+        for (let i = 6; i < row.length; i += 2) members.push(memberRecord(String(row[i]), String(row[i + 1])));
         rec.members = members;
       }
       return rec;
@@ -198,8 +200,13 @@ export class GroupStore {
   }
 
   /** One group by id, or undefined. */
-  async get(directoryId: string, id: string, withMembers: boolean): Promise<GroupRecord | undefined> {
+  async get(directoryId: string, id: string, withMembers: boolean | "sliced"): Promise<GroupRecord | undefined> {
     return (await this.find(directoryId, "id", [id], withMembers))[0];
+  }
+
+  /** The members of a group in bounded slices (member-slices.ts). */
+  memberSlices(directoryId: string, id: string, size = MEMBER_SLICE): AsyncGenerator<MemberRecord[]> {
+    return memberSlices(this.redis, this.keys(directoryId).groupMembers(id), size);
   }
 
   /** The member values of a group (no bodies). */

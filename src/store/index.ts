@@ -34,3 +34,4 @@ export * from "./index-migration";
 export { inlineCommand } from "./scripts";
 export * from "./resync-held";
 export * from "./redis-setup";
+export { MEMBER_SLICE } from "./member-slices";

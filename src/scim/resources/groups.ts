@@ -17,8 +17,9 @@ import { applyAttributes, planGroupPatch } from "./group-patch";
 import { groupSource } from "./list-sources";
 import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
-import { groupResource } from "./representation";
-import { sendResource } from "./respond";
+import { etag, groupResource } from "./representation";
+import { groupAnswer } from "./group-answer";
+import { sendChunks } from "./streamed-answer";
 import { toScimError } from "./store-errors";
 
 type Json = Record<string, unknown>;
@@ -34,21 +35,22 @@ async function list(res: Response, p: ListParams): Promise<void> {
 }
 
 /**
- * A group, with its members when `withMembers`. Reading and sending a large group's members is heavy work:
- * it waits for one of the directory's heavy-request slots (query/scan-gate.ts), held until the answer has
- * gone out, so one directory's parallel reads of a big group take turns instead of taking Redis and the
- * event loop from every other directory.
+ * A group; when `withMembers`, with its members if they fit one bounded read (else they are streamed,
+ * group-answer.ts). Reading and sending a large group's members is heavy work: it waits for one of the
+ * directory's heavy-request slots (query/scan-gate.ts), held until the answer has gone out, so one
+ * directory's parallel reads of a big group take turns instead of taking Redis and the event loop from
+ * every other directory.
  */
 async function readGroup(res: Response, c: ScimContext, id: string, withMembers: boolean): Promise<GroupRecord | undefined> {
   if (!withMembers) return c.groups.get(c.directoryId, id, false);
   const head = await c.groups.get(c.directoryId, id, false);
-  if (!head || head.memberCount < c.settings.heavyGroupMembers) return head && c.groups.get(c.directoryId, id, true);
+  if (!head || head.memberCount < c.settings.heavyGroupMembers) return head && c.groups.get(c.directoryId, id, "sliced");
   const release = await c.scans.acquire(c.directoryId);
   res.once("close", release);
   // a client that went away while waiting for its turn: the slot goes to the next at once
   if (res.closed) release();
   try {
-    return await c.groups.get(c.directoryId, id, true);
+    return await c.groups.get(c.directoryId, id, "sliced");
   } catch (err) {
     release();
     throw err;
@@ -58,6 +60,7 @@ async function readGroup(res: Response, c: ScimContext, id: string, withMembers:
 async function respondWith(req: Request, res: Response, id: string, status: number): Promise<void> {
   const c = scimContext(res);
   const projection = parseProjection(req.query.attributes, req.query.excludedAttributes);
+  // a large group's members are not read here but streamed slice by slice into the answer (group-answer.ts)
   const rec = await readGroup(res, c, id, wantsMembers(projection));
   if (!rec) throw new ScimError(404, undefined, `Resource ${id} not found`);
   if (status === 200 && req.method === "GET" && notModified(req, rec.version)) {
@@ -65,8 +68,9 @@ async function respondWith(req: Request, res: Response, id: string, status: numb
     res.status(304).end();
     return;
   }
-  const full = groupResource(rec, c.base);
-  sendResource(res, status, project(full, projection), rec.version, status === 201 ? String((full.meta as Json).location) : undefined);
+  res.setHeader("ETag", etag(rec.version));
+  if (status === 201) res.setHeader("Location", `${c.base}/Groups/${rec.id}`);
+  await sendChunks(res, status, groupAnswer(c.groups, c.directoryId, rec, c.base, projection));
 }
 
 /** Validates a group body through SCIMMY (displayName required, types). */

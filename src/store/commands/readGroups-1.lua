@@ -4,15 +4,19 @@
   Input:
     KEYS[1]  <P>groups (anchor)
     ARGV[1]  <P>
-    ARGV[2]  "1" to include members, "0" to leave them out (never loaded then)
+    ARGV[2]  "1" to include members, "0" to leave them out (never loaded then), or "b<n>": include the
+             members of each group, in order, while the members returned so far stay within n; a group
+             whose members do not fit comes without them (its reader fetches them in slices, HSCAN)
     ARGV[3]  mode: "ids" | "gn" (lower displayName) | "gx" (externalId) | "mg" (member value)
     ARGV[4…] values
 
   Output: one entry per group found, each {id, d, v, c, m, memberCount, value1, extra1, value2, …}
-          where extra is "<U|G><display>".
+          where extra is "<U|G><display>". A row of memberCount > 0 without members: not loaded.
 ]]
 -- @include drainMemberOf
 local P, withMembers, mode = ARGV[1], ARGV[2] == '1', ARGV[3]
+-- a member budget bounds the work of one call however large the groups are
+local budget = string.sub(ARGV[2], 1, 1) == 'b' and tonumber(string.sub(ARGV[2], 2)) or nil
 -- "mg" reads the reverse index: apply pending membership changes first (usually none)
 if mode == 'mg' and redis.call('EXISTS', P .. 'mgq') == 1 then drainMemberOf(P) end
 local large = mode == 'mg' and largeGroups(P)
@@ -36,8 +40,12 @@ for _, id in ipairs(ids) do
   local h = redis.call('HMGET', P .. 'g:' .. id, 'd', 'v', 'c', 'm')
   if h[1] then
     local gm = P .. 'gm:' .. id
-    local row = {id, h[1], h[2], h[3], h[4], redis.call('HLEN', gm)}
-    if withMembers then
+    local count = redis.call('HLEN', gm)
+    local row = {id, h[1], h[2], h[3], h[4], count}
+    if budget and count > 0 and count <= budget then
+      budget = budget - count
+      for _, item in ipairs(redis.call('HGETALL', gm)) do row[#row + 1] = item end
+    elseif withMembers then
       for _, item in ipairs(redis.call('HGETALL', gm)) do row[#row + 1] = item end
     end
     out[#out + 1] = row
