@@ -1,14 +1,15 @@
 /**
  * The status page's section of the deprovision brake (src/sync/brake/brake.ts): per directory that holds
  * deprovisions, why, the held list (first 50) and the forms that confirm or cancel them. The brake's forms
- * are all here, built by `brakeForm`.
+ * are all here, built by `brakeForm`, each with the session's form token (forgery/form-token.ts).
  */
 import type { BrakeStatus } from "../sync/brake/brake";
 import { esc, when } from "./html";
+import { formTokenField } from "./forgery/form-token";
 
 /** One form that answers a directory's brake. */
 function brakeForm(dir: string, action: "confirm" | "cancel", label: string): string {
-  return `<form method="post" action="/admin/directories/${esc(dir)}/brake"><input type="hidden" name="action" value="${action}"><button type="submit">${label}</button></form>`;
+  return `<form method="post" action="/admin/directories/${esc(dir)}/brake">${formTokenField()}<input type="hidden" name="action" value="${action}"><button type="submit">${label}</button></form>`;
 }
 
 /** Directories whose brake holds deprovisions, with the list and the answers. */

@@ -36,16 +36,18 @@ export class ResyncHeld {
   }
 
   /**
-   * After a re-check: the progress shows what is still held, adds `dropped` to what re-checks dropped, keeps
+   * After a re-check: the progress shows what is still held (unless `setHeld` is false), adds `dropped` to what re-checks dropped, keeps
    * the first reason (`firstHoldReason`) and says why the hold stands now.
    */
-  async refresh(dir: string, dropped: number, reason: (first: string, held: number) => string): Promise<number> {
+  async refresh(dir: string, dropped: number, reason: (first: string, held: number) => string, setHeld = true): Promise<number> {
     const k = this.keys(dir);
     const [first, current] = await this.redis.hmget(k.progress, "firstHoldReason", "holdReason");
     const original = first ?? current ?? "";
     const held = await this.count(dir);
-    await this.redis.multi().hset(k.progress, "held", held, "holdReason", reason(original, held), "firstHoldReason", original)
-      .hincrby(k.progress, "dropped", dropped).exec();
+    const m = this.redis.multi();
+    // once confirmed, `held` keeps what the confirmation took (the progress shows it beside confirmedCount)
+    if (setHeld) m.hset(k.progress, "held", held);
+    await m.hset(k.progress, "holdReason", reason(original, held), "firstHoldReason", original).hincrby(k.progress, "dropped", dropped).exec();
     return held;
   }
 }

@@ -18,14 +18,14 @@
  *   P resync:plan     STRING  the latest dry run's report (JSON, EX 7 days)
  *   P resync:audit    LIST    holds, confirmations and cancellations (JSON), newest first, 100 kept
  *
- * Each reconcile that settles a pending resource counts its outcome (SETTLE, one script: a resource is
- * counted once however often it settles); the last one marks the resync done. An operator's answer
- * (ANSWER) is atomic on the progress hash, so a second answer finds nothing to answer. Both scripts
- * receive every key they touch in KEYS.
+ * Each reconcile that settles a pending resource counts its outcome (commands/resyncSettle-3.lua: a resource
+ * is counted once however often it settles); the last one marks the resync done. An operator's answer
+ * (commands/resyncAnswer-5.lua) is atomic on the progress hash, so a second answer finds nothing to
+ * answer. Both scripts receive every key they touch in KEYS.
  */
 import type { RedisConnection } from "./connection";
 import { ResyncKeys } from "./resync-keys";
-import { inlineCommand } from "./scripts";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 import type { SyncKind } from "./sync-state";
 
 /** How long a resync's lock lives (a worker that dies mid-resync does not block the directory for longer). */
@@ -119,71 +119,15 @@ export type ResyncAnswer =
   | { result: "not-awaiting"; status: string }
   | { result: "other-awaiting"; resync: string };
 
-/*
-  KEYS[1] pending set, KEYS[2] progress hash, KEYS[3] lock
-  ARGV[1] "<kind>:<id>", ARGV[2] outcome field ("" counts nothing), ARGV[3] now, ARGV[4] "1": only check whether it is finished
-  Counts one settled resource if the running resync waits for it; on the last one the resync is done, or,
-  when it holds deprovisions for an operator, stays awaiting-confirmation (phase too) without its lock.
-*/
-const SETTLE = `
-if ARGV[4] ~= '1' then
-  if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-  if ARGV[2] ~= '' then
-    redis.call('HINCRBY', KEYS[2], 'done', 1)
-    redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
-  end
-end
-if redis.call('SCARD', KEYS[1]) == 0 then
-  local st = redis.call('HGET', KEYS[2], 'status')
-  if st == 'awaiting-confirmation' then
-    redis.call('HSET', KEYS[2], 'phase', 'awaiting-confirmation')
-    redis.call('DEL', KEYS[3])
-  elseif st == 'running' then
-    redis.call('HSET', KEYS[2], 'status', 'done', 'phase', 'done', 'finishedAt', ARGV[3])
-    redis.call('DEL', KEYS[3])
-  end
-end
-return 1`;
 
-/*
-  KEYS[1] progress, KEYS[2] pending, KEYS[3] lock, KEYS[4] audit, KEYS[5] held
-  ARGV[1] "confirm" | "cancel", ARGV[2] who, ARGV[3] now, ARGV[4] lock TTL (s), ARGV[5] expected resync id ("" any),
-  ARGV[6] how many held items the re-check before the answer dropped (for the audit entry)
-  Output: {1, resync id, count} when answered; {0, current status} when nothing awaits confirmation;
-  {-1, current id} when another resync awaits it.
-*/
-const ANSWER = `
-local st = redis.call('HGET', KEYS[1], 'status')
-if st ~= 'awaiting-confirmation' then return {0, st or ''} end
-local rid = redis.call('HGET', KEYS[1], 'id')
-if ARGV[5] ~= '' and ARGV[5] ~= rid then return {-1, rid} end
-local n = redis.call('HLEN', KEYS[5])
-if ARGV[1] == 'confirm' then
-  redis.call('HSET', KEYS[1], 'status', 'running', 'phase', 'deprovisioning', 'confirmedBy', ARGV[2], 'confirmedAt', ARGV[3], 'confirmedCount', n)
-  redis.call('SADD', KEYS[2], 'confirm:' .. rid)
-  redis.call('SET', KEYS[3], rid, 'EX', tonumber(ARGV[4]))
-else
-  redis.call('DEL', KEYS[5])
-  redis.call('HSET', KEYS[1], 'cancelledBy', ARGV[2], 'cancelledAt', ARGV[3], 'cancelledCount', n)
-  if redis.call('SCARD', KEYS[2]) == 0 then
-    redis.call('HSET', KEYS[1], 'status', 'done', 'phase', 'cancelled', 'finishedAt', ARGV[3])
-  else
-    redis.call('HSET', KEYS[1], 'status', 'running')
-  end
-end
-redis.call('LPUSH', KEYS[4], cjson.encode({action = ARGV[1], resync = rid, by = ARGV[2], at = ARGV[3], count = n, dropped = tonumber(ARGV[6])}))
-redis.call('LTRIM', KEYS[4], 0, 99)
-return {1, rid, n}`;
 
 /** A directory's resync progress, pending set, lock, held deprovisions, dry-run report and audit list. */
 export class ResyncStore {
-  private readonly settleScript: (...args: string[]) => Promise<number>;
-  private readonly answerScript: (...args: string[]) => Promise<[number, string, number?]>;
+  private readonly redis: RedisConnection & StoreCommands;
 
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {
-    // EVALSHA: SETTLE runs after every reconcile, resync or not
-    this.settleScript = inlineCommand(redis, "resyncSettle", 3, SETTLE);
-    this.answerScript = inlineCommand(redis, "resyncAnswer", 5, ANSWER);
+  constructor(redis: RedisConnection, private readonly keyPrefix: string) {
+    // EVALSHA: resyncSettle runs after every reconcile, resync or not
+    this.redis = defineStoreCommands(redis);
   }
 
   keys(dir: string): ResyncKeys {
@@ -280,32 +224,32 @@ export class ResyncStore {
 
   /**
    * Counts a settled resource toward the running resync if it waits for `member` ("<kind>:<id>"; once: a
-   * second settle of it counts nothing); the last one finishes the resync (SETTLE).
+   * second settle of it counts nothing); the last one finishes the resync (resyncSettle-3.lua).
    */
   async settle(dir: string, member: string, outcome: ResyncOutcome): Promise<void> {
     const k = this.keys(dir);
-    await this.settleScript(k.pending, k.progress, k.lock, member, outcome, new Date().toISOString(), "0");
+    await this.redis.resyncSettle(k.pending, k.progress, k.lock, member, outcome, new Date().toISOString(), "0");
   }
 
   /** Settles the marker a confirmation of resync `resyncId` added (counting nothing): its held items are all queued. */
   async settleConfirmation(dir: string, resyncId: string): Promise<void> {
     const k = this.keys(dir);
-    await this.settleScript(k.pending, k.progress, k.lock, `confirm:${resyncId}`, "", new Date().toISOString(), "0");
+    await this.redis.resyncSettle(k.pending, k.progress, k.lock, `confirm:${resyncId}`, "", new Date().toISOString(), "0");
   }
 
-  /** Finishes a resync with nothing left pending: done, or awaiting confirmation when it holds deprovisions (SETTLE). */
+  /** Finishes a resync with nothing left pending: done, or awaiting confirmation when it holds deprovisions (resyncSettle-3.lua). */
   async checkFinished(dir: string): Promise<void> {
     const k = this.keys(dir);
-    await this.settleScript(k.pending, k.progress, k.lock, "-", "", new Date().toISOString(), "1");
+    await this.redis.resyncSettle(k.pending, k.progress, k.lock, "-", "", new Date().toISOString(), "1");
   }
 
   /**
-   * An operator's confirmation or cancellation of the held deprovisions (ANSWER: atomic, audited); `expectId`:
+   * An operator's confirmation or cancellation of the held deprovisions (resyncAnswer-5.lua: atomic, audited); `expectId`:
    * only if that resync is the one awaiting it ("" any).
    */
   async answer(dir: string, action: "confirm" | "cancel", who: string, expectId = "", dropped = 0): Promise<ResyncAnswer> {
     const k = this.keys(dir);
-    const res = await this.answerScript(k.progress, k.pending, k.lock, k.audit, k.held, action, who, new Date().toISOString(), String(LOCK_TTL_S), expectId, String(dropped));
+    const res = await this.redis.resyncAnswer(k.progress, k.pending, k.lock, k.audit, k.held, action, who, new Date().toISOString(), String(LOCK_TTL_S), expectId, String(dropped));
     if (res[0] === 0) return { result: "not-awaiting", status: res[1] };
     if (res[0] === -1) return { result: "other-awaiting", resync: res[1] };
     return { result: "answered", resync: res[1], count: Number(res[2]) };

@@ -22,6 +22,8 @@ export interface StoreCommands {
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
+  resyncSettle(pending: string, progress: string, lock: string, ...args: string[]): Promise<number>;
+  resyncAnswer(progress: string, pending: string, lock: string, audit: string, held: string, ...args: string[]): Promise<[number, string, number?]>;
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;

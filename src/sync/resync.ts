@@ -23,7 +23,7 @@
 import { randomUUID } from "node:crypto";
 import { ResyncHeld, ResyncStore, type PlanReport, type ResyncProgress, type SyncKind } from "../store";
 import { isNotFound } from "./context";
-import { HeldRecheck, recheckedReason } from "./resync-recheck";
+import { HeldRecheck } from "./resync-recheck";
 import { withEmptyDesiredState } from "./empty-desired";
 import { computePlan, deleteHoldReason, holdReason, type DriftMark, type PlanDeps, type PlanItem } from "./resync-plan";
 
@@ -190,7 +190,7 @@ async function applyConfirmed(c: ResyncDeps, resyncId: string): Promise<void> {
     await held.remove(dir, keep);
   } while (cursor !== "0");
   if (dropped) {
-    await held.refresh(dir, dropped, (first) => recheckedReason(0, dropped, first));
+    await held.refresh(dir, dropped, (first) => `${dropped} more held deprovision(s) dropped by the worker's re-check at ${new Date().toISOString()}; first held because: ${first}`, false);
     c.logger.warn({ directory: dir, resync: resyncId, dropped }, "confirmed resync: held deprovisions the IdP pushed again since were dropped");
   }
   await store.dropHeld(dir);

@@ -17,6 +17,8 @@ import { redisBackend } from "../../src/cli/backends/redis-backend";
 import { brakeCommand } from "../../src/cli/commands/brake";
 import { brakeLimits, type BrakeStatus } from "../../src/sync/brake/brake";
 import { BrakeStore } from "../../src/sync/brake/brake-store";
+import { brakeSections } from "../../src/admin/brake-section";
+import { withFormToken } from "../../src/admin/forgery/form-token";
 
 const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -81,6 +83,10 @@ describe("deprovision brake", () => {
     expect(page.text).toContain("3 deprovision(s) held by the brake");
     expect(page.text).toContain(b.items[0].name!);
     expect(page.text).toContain('action="/admin/directories/wf/brake"');
+    // a signed-in person's forms carry the session's form token
+    const forms = withFormToken("t".repeat(32), () => brakeSections([b], new Date())).match(/<form [^>]*>.*?<\/form>/gs) ?? [];
+    expect(forms).toHaveLength(2);
+    for (const f of forms) expect(f).toContain(`name="_formToken" value="${"t".repeat(32)}"`);
     expect(await heldGauge(e)).toBe(3);
     const cli = await redisBackend(e.config);
     const lines: string[] = [];
