@@ -4,7 +4,7 @@
  * API, the status page, the CLI and /metrics, and audited. A worker restart keeps the hold. A re-activation
  * takes its own deprovision out of the hold; a cancel releases the rest (they stay active on the platform
  * until the IdP changes them again); a change that follows is held again; a DELETE past the limit is held
- * too; a confirm applies what is held.
+ * too; a confirm applies what is held. An embed directory holds external-user deprovisions the same way.
  */
 import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig } from "../helpers/resync";
@@ -205,3 +205,40 @@ describe("deprovision brake limits", () => {
     expect(await store.admit("pc", { ...item, id: "after" }, limits)).toBe("held");
   });
 });
+
+describe("deprovision brake, embed directory", () => {
+  let e: SyncEnv;
+  beforeAll(async () => { e = await startSyncEnv({ em: { safety: { deprovisionBrake: { max: 1, percent: 100 } } } }); });
+  afterAll(async () => e.close());
+
+  it("should hold external-user deprovisions past the limit, and a re-activation cancels its own", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const u = await e.scim("em").post("/Users", userBody(`bke.${i}@example.com`));
+      expect(u.status).toBe(201);
+      ids.push(u.body.id);
+    }
+    const g = await e.scim("em").post("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Brake Group", members: ids.map((value) => ({ value })) });
+    expect(g.status).toBe(201);
+    const groupsOf = async (i: number) => (await e.simState()).tenants["em-tenant"]?.externalUsers[`bke.${i}@example.com`]?.groups ?? [];
+    await waitFor(async () => (await Promise.all([0, 1, 2].map(groupsOf))).every((x) => x.length === 1), 20000, "3 external users in their group");
+    await waitIdle(e, "em");
+    for (const id of ids) expect((await patchEm(e, id, { active: false })).status).toBe(200);
+    await waitIdle(e, "em");
+    const states = await e.state.getMany("em", "user", ids);
+    expect(states.map((s) => s.status).sort()).toEqual(["deprovisioned", "synced", "synced"]);
+    const heldIds = ids.filter((_, i) => states[i].status === "synced");
+    for (const i of [0, 1, 2]) expect((await groupsOf(i)).length).toBe(states[i].status === "synced" ? 1 : 0);
+    const store = new BrakeStore(e.redis, e.prefix);
+    expect((await store.list("em")).map((it) => it.id).sort()).toEqual([...heldIds].sort());
+    // one comes back: its held deprovision goes, nothing is sent for it
+    expect((await patchEm(e, heldIds[0], { active: true })).status).toBe(200);
+    await waitIdle(e, "em");
+    expect((await store.list("em")).map((it) => it.id)).toEqual([heldIds[1]]);
+    expect((await e.state.get("em", "user", heldIds[0])).status).toBe("synced");
+  });
+});
+
+function patchEm(e: SyncEnv, id: string, value: Record<string, unknown>) {
+  return e.scim("em").patch(`/Users/${id}`, { schemas: [PATCH], Operations: [{ op: "replace", value }] });
+}
