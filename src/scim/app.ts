@@ -27,6 +27,7 @@ import { ScanGate } from "./query/scan-gate";
 import { RequestShare } from "./fairness/request-share";
 import { CursorCodec } from "./cursor/cursor-codec";
 import { CursorKeyStore } from "./cursor/cursor-key-store";
+import { SortIndexStore } from "./sorting/sort-index-store";
 import { groupsRouter } from "./resources/groups";
 import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
@@ -110,6 +111,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     queued: own(id)?.maxQueuedScans ?? config.scim.maxQueuedScans,
   }), config.scim.retryAfterSeconds);
   const share = new RequestShare((id) => own(id)?.maxConcurrentRequests ?? config.scim.maxConcurrentRequests, config.scim.retryAfterSeconds);
+  const sortIndexes = new SortIndexStore(users.connection, config.redis.keyPrefix);
   const cursors = new CursorCodec(new CursorKeyStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.cursorTimeoutSeconds);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
 
@@ -120,7 +122,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const ctx: ScimContext = {
-      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors,
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors, sortIndexes,
       // a write request's stores note whether it changed anything (the activity trail records changes only)
       ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
       writeOptions: writeOptionsOf(registry.get(directoryId)?.dir),

@@ -6,6 +6,7 @@ import type { Response } from "express";
 import type { GroupStore, UserStore, WriteOptions } from "../store";
 import type { ScanGate } from "./query/scan-gate";
 import type { CursorCodec } from "./cursor/cursor-codec";
+import type { SortIndexStore } from "./sorting/sort-index-store";
 
 /** SCIM settings from config (`scim.*`). */
 export interface ScimSettings {
@@ -39,6 +40,8 @@ export interface ScimContext {
   writeOptions: WriteOptions;
   /** Bounds concurrent heavy requests (scans, large group reads) per directory (shared by every request of this app). */
   scans: ScanGate;
+  /** Sort indexes of the directories (sortBy without a scan). */
+  sortIndexes: SortIndexStore;
   /** Seals and opens RFC 9865 cursors (one deployment-wide key). */
   cursors: CursorCodec;
 }

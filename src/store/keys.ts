@@ -35,6 +35,10 @@
  *   index-migration.ts moves them at start, and the scripts read them until then)
  *   P s:gch:<id>   HASH   ids of the members whose membership of group <id> changed since its last reconcile
  *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
+ *   P sx:u:<un|dn|m> ZSET  users' sort indexes (userName, displayName, lastModified): "<key>\0<user id>", score 0
+ *   P sx:g:<dn|m>  ZSET   groups' sort indexes (displayName, lastModified): "<key>\0<group id>", score 0;
+ *                         keys lower-cased, a missing value "\xff" (sorts last); see commands/includes/sortIndex.lua
+ *   P sx:ready     STRING "1" once every record older than the sort indexes was added to them
  *   P outbox       STREAM the outbox: one entry per accepted change, appended by the same script that
  *                         writes the change. Fields: k ("user" | "group"), id, v (version after the
  *                         change), op ("delete" on deletes; absent otherwise). The sync engine reads it
@@ -72,6 +76,10 @@ export class DirectoryKeys {
   get groups(): string { return `${this.prefix}groups`; }
   get largeGroups(): string { return `${this.prefix}lg`; }
   get outbox(): string { return `${this.prefix}outbox`; }
+  /** Sort index of one attribute (`u`: un, dn, m; `g`: dn, m): "<key>\0<id>" entries (commands/includes/sortIndex.lua). */
+  sortIndex(kind: "u" | "g", attr: "un" | "dn" | "m"): string { return `${this.prefix}sx:${kind}:${attr}`; }
+  /** Set once every record older than the sort indexes has been added to them (sort-index-backfill). */
+  get sortReady(): string { return `${this.prefix}sx:ready`; }
 }
 
 /** `<keyPrefix>:scim:cursor-key` STRING: the AES-256-GCM key of RFC 9865 cursors (hex, set once; scim/cursor/). */

@@ -1,5 +1,6 @@
 /**
- * Loads the Lua scripts of `commands/` (named `<name>-<numKeys>.lua`, BullMQ's convention) as ioredis
+ * Loads the Lua scripts of `commands/` (named `<name>-<numKeys>.lua`, BullMQ's convention, or `<name>-n.lua`
+ * when the number of keys varies per call) as ioredis
  * custom commands, so they run with EVALSHA and are re-sent automatically after a Redis restart. A line
  * `-- @include <name>` pulls in `commands/includes/<name>.lua` (code several scripts share).
  */
@@ -27,6 +28,8 @@ export interface StoreCommands {
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
+  /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
+  backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");
@@ -56,9 +59,11 @@ export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfK
 export function defineStoreCommands(redis: RedisConnection): RedisConnection & StoreCommands {
   if (!defined.has(redis)) {
     for (const file of fs.readdirSync(COMMANDS_DIR)) {
-      const m = /^(\w+)-(\d+)\.lua$/.exec(file);
+      // `-n`: a script whose callers pass a number of keys that varies per call (a slice of records)
+      const m = /^(\w+)-(\d+|n)\.lua$/.exec(file);
       if (!m) continue;
-      redis.defineCommand(m[1], { numberOfKeys: Number(m[2]), lua: withIncludes(fs.readFileSync(path.join(COMMANDS_DIR, file), "utf8")) });
+      const lua = withIncludes(fs.readFileSync(path.join(COMMANDS_DIR, file), "utf8"));
+      redis.defineCommand(m[1], m[2] === "n" ? { lua } : { numberOfKeys: Number(m[2]), lua });
     }
     defined.add(redis);
   }

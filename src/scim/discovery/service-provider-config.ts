@@ -16,7 +16,12 @@ export function serviceProviderConfig(settings: ScimSettings, base: string): Rec
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: settings.maxResults },
     changePassword: { supported: false },
-    sort: { supported: true },
+    // sortBy works on every attribute, but only these are answered from an index at any directory size;
+    // RFC 7643 §5 gives `sort` no place for that, so a description says it (clients ignore what they do not know)
+    sort: {
+      supported: true,
+      description: `Without a filter, sortBy userName, displayName, meta.created and meta.lastModified (Groups: displayName, meta.created, meta.lastModified) is answered from an index at any size. Sorting by another attribute, with a filter no index answers, or at the server root is not supported once it would read more than ${settings.maxScanRecords} records (400 tooMany).`,
+    },
     etag: { supported: true },
     // RFC 9865 §4: "A SCIM service provider implementing cursor-based pagination SHOULD include" `pagination`.
     // Index stays the default method: Okta and Entra page by startIndex (IDP-DIALECTS O7).

@@ -7,7 +7,8 @@
  * - without `sortBy`: (source, creation sequence) — the sequence a resource gets at creation never changes
  *   and is never reused, so resources created during the walk come after it or not at all;
  * - with `sortBy`: (sort key, source, id) — a total order, so equal keys neither repeat nor drop out at a
- *   page boundary (a resource whose sort key changes during the walk may be seen twice or not at all).
+ *   page boundary (a resource whose sort key changes during the walk may be seen twice or not at all);
+ *   read from a sort index when one answers the sort and there is no filter.
  *
  * A filter no index answers is evaluated as the walk goes: one page reads at most `scim.maxScanRecords`
  * records (members included) and, when that budget ends first, answers the matches so far with a
@@ -150,6 +151,17 @@ async function* scanned(i: number, src: Src, filter: FilterNode, after: number, 
 
 /** Walks in sort order: every match collected (bounded like an index page's scan), then the page after `from`. */
 async function sortedPage(sources: Src[], filter: FilterNode | undefined, paging: Paging, limits: CursorLimits, from?: { s: number; k: unknown; i: string }): Promise<CursorResult> {
+  const index = !filter && sources.length === 1 ? sources[0].sortIndex?.(paging.sortBy!) : undefined;
+  if (index) {
+    // sort only, on an indexed attribute: resume at the place after the last entry passed (one more read to know if there is a next page)
+    const start = from ? await index.after(paging.sortOrder, { id: from.i, key: from.k as string | null }) : 0;
+    const entries = await index.page(paging.sortOrder, start, paging.count + 1);
+    const page = entries.slice(0, paging.count).map((e) => ({ source: 0, id: e.id, key: e.key }));
+    const { items, used } = await readWeighted(sources, page, limits.maxPageMembers);
+    const last = page[used - 1];
+    const more = last && (used < page.length || entries.length > paging.count);
+    return { total: await sources[0].count(), items, ...(more ? { next: { s: 0, k: last.key, i: last.id } } : {}) };
+  }
   const hits = await collectAll(sources, filter, paging.sortBy, limits);
   const cmp = sortOrderOf(paging.sortOrder);
   hits.sort(cmp);

@@ -27,6 +27,7 @@ import type { AttrPath, FilterNode } from "./filter";
 import type { Paging } from "./paging";
 import type { ScanGate } from "./scan-gate";
 import { sortByKey, sortKey } from "./sort";
+import type { SortEntry } from "../sorting/sort-index-store";
 
 type Json = Record<string, unknown>;
 type Lookup = { index: string; values: string[] };
@@ -133,8 +134,17 @@ export interface ListSource<R extends { id: string; created: string }> {
   readsMembersForFilter?: boolean;
   /** Whether the response shows members (groups unless `excludedAttributes=members`). */
   carriesMembers: boolean;
+  /** The index that sorts this source by `path` without a scan, if there is one. */
+  sortIndex?(path: AttrPath): SourceSortIndex | undefined;
   /** How many members each record has (read without the members; asked only when `carriesMembers`). */
   memberCounts(ids: string[]): Promise<Map<string, number>>;
+}
+
+/** A sort index of one source (sorting/sort-index-store.ts): places are 0-based in the requested order. */
+export interface SourceSortIndex {
+  page(order: Paging["sortOrder"], start: number, count: number): Promise<SortEntry[]>;
+  /** The place of the first entry after `at` (which may have been deleted since). */
+  after(order: Paging["sortOrder"], at: SortEntry): Promise<number>;
 }
 
 /** Limits of one request's scan. */
@@ -147,9 +157,21 @@ export interface ScanLimits {
 /** A match: its source, id and sort key, and its record when it was read as the response shows it. */
 export interface Hit { source: number; id: string; key?: unknown; rec?: { id: string; created: string } }
 
-function tooMany(holds: number, limit: number): ScimError {
-  return new ScimError(400, "tooMany",
-    `The filter needs a scan of ${holds} records, more than the ${limit} this server reads for one request; filter with eq on an indexed attribute (id, userName, externalId, emails.value, displayName; members.value for groups)`);
+/**
+ * 400 tooMany saying what the request read (`read`: members of groups read with them count too) or would
+ * have to read (the directory's records), and what is answered without a scan: a sort-only request is told
+ * about sorting, not about a filter it does not have.
+ */
+function tooMany(limit: number, n: number, read: boolean, filtered: boolean, sortBy?: AttrPath): ScimError {
+  const what = read
+    ? `This request read ${n} records (each member of a group read with its members counts as one record), more than the ${limit} this server reads for one request`
+    : filtered
+      ? `The filter needs a scan of ${n} records, more than the ${limit} this server reads for one request`
+      : `Sorting by ${sortBy ? `${sortBy.attr}${sortBy.sub ? `.${sortBy.sub}` : ""}` : "this attribute"} needs a scan of ${n} records, more than the ${limit} this server reads for one request`;
+  const fix = filtered
+    ? "filter with eq on an indexed attribute (id, userName, externalId, emails.value, displayName; members.value for groups)"
+    : "sortBy userName, displayName, meta.created or meta.lastModified (groups: displayName, meta.created, meta.lastModified) is answered from an index without a scan";
+  return new ScimError(400, "tooMany", `${what}; ${fix}`);
 }
 
 /** Matching ids (with sort keys) of one source, by index lookup or scan; `budget.left` counts down records read. */
@@ -169,7 +191,7 @@ async function collect<R extends { id: string; created: string }>(
       for (const r of await src.lookup(l.index, l.values)) {
         // what an index found was read with its members when the filter needs them: those count too
         budget.left -= src.weight(r);
-        if (budget.left < 0) throw tooMany(budget.limit - budget.left, budget.limit);
+        if (budget.left < 0) throw tooMany(budget.limit, budget.limit - budget.left, true, !!filter, sortBy);
         seen.set(r.id, r);
       }
     }
@@ -188,7 +210,7 @@ async function collect<R extends { id: string; created: string }>(
     let since = performance.now();
     for (const r of await src.read(ids, "filter")) {
       budget.left -= src.weight(r);
-      if (budget.left < 0) throw tooMany(budget.holds, budget.limit);
+      if (budget.left < 0) throw tooMany(budget.limit, budget.limit - budget.left, true, !!filter, sortBy);
       consider(r, !!filter);
       // a filter of many comparisons costs milliseconds per slice: give other requests a turn in between
       if (performance.now() - since >= SCAN_TURN_MS) { await yieldEventLoop(); since = performance.now(); }
@@ -205,7 +227,7 @@ export async function collectAll(
   const run = async () => {
     let holds = 0;
     for (const [i, s] of sources.entries()) if (scans[i]) holds += await s.count();
-    if (holds > limits.maxScanRecords) throw tooMany(holds, limits.maxScanRecords);
+    if (holds > limits.maxScanRecords) throw tooMany(limits.maxScanRecords, holds, false, !!filter, sortBy);
     const budget = { left: limits.maxScanRecords, limit: limits.maxScanRecords, holds };
     const hits: Hit[] = [];
     for (const [i, s] of sources.entries()) hits.push(...await collect(i, s, filter, sortBy, budget));
@@ -230,6 +252,12 @@ export async function listSources(
     for (const s of sources) validateFilter(s.kind, filter, undefined, known);
   }
   if (!filter && !paging.sortBy) return pageInOrder(sources, start, paging.count);
+  const index = !filter && paging.sortBy && sources.length === 1 ? sources[0].sortIndex?.(paging.sortBy) : undefined;
+  if (index) {
+    // sort only, on an indexed attribute: the page straight from the index, whatever the directory's size
+    const [total, entries] = await Promise.all([sources[0].count(), index.page(paging.sortOrder, start, paging.count)]);
+    return { total, items: await readPage(sources, entries.map((e) => ({ source: 0, id: e.id }))) };
+  }
   const hits = await collectAll(sources, filter, paging.sortBy, limits);
   if (paging.sortBy) sortByKey(hits, paging.sortOrder);
   const page = paging.count === 0 ? [] : hits.slice(start, start + paging.count);

@@ -21,12 +21,13 @@ local settled = settledReply(rk)
 if settled then return settled end
 
 -- @include drainMemberOf
+-- @include sortIndex
 
 -- the write itself (left unindented)
 local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
-local cur = redis.call('HMGET', key, 'v', 'n', 'x')
+local cur = redis.call('HMGET', key, 'v', 'n', 'x', 'm')
 if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
@@ -45,10 +46,12 @@ local mg = P .. 'mg:' .. id
 for _, parent in ipairs(groupsOf(P, id, largeGroups(P))) do
   if redis.call('HDEL', P .. 'gm:' .. parent, id) == 1 then
     local pv = redis.call('HINCRBY', P .. 'g:' .. parent, 'v', 1)
-    redis.call('HSET', P .. 'g:' .. parent, 'm', now)
+    touchGroup(P, parent, now)
     redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', parent, 'v', pv)
   end
 end
+sortEntry(P .. 'sx:g:dn', cur[2] or '', nil, id)
+sortEntry(P .. 'sx:g:m', cur[4], nil, id)
 redis.call('DEL', key, gm, mg)
 redis.call('ZREM', P .. 'groups', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')

@@ -21,12 +21,13 @@ local settled = settledReply(rk)
 if settled then return settled end
 
 -- @include drainMemberOf
+-- @include sortIndex
 
 -- the write itself (left unindented)
 local function run()
 local P, id, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key = P .. 'u:' .. id
-local cur = redis.call('HMGET', key, 'v', 'un', 'x', 'e', 'n')
+local cur = redis.call('HMGET', key, 'v', 'un', 'x', 'e', 'n', 'm')
 if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
@@ -45,10 +46,13 @@ for _, gid in ipairs(groupsOf(P, id, largeGroups(P))) do
   if redis.call('HDEL', P .. 'gm:' .. gid, id) == 1 then
     redis.call('HSET', P .. 's:gch:' .. gid, id, redis.call('INCR', P .. 's:gcseq')) -- for the group's reconcile (groupMemberDelta-2.lua)
     local gv = redis.call('HINCRBY', P .. 'g:' .. gid, 'v', 1)
-    redis.call('HSET', P .. 'g:' .. gid, 'm', now)
+    touchGroup(P, gid, now)
     redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', gid, 'v', gv)
   end
 end
+sortEntry(P .. 'sx:u:un', cur[2], nil, id)
+sortEntry(P .. 'sx:u:dn', cur[5] or '', nil, id)
+sortEntry(P .. 'sx:u:m', cur[6], nil, id)
 redis.call('DEL', mg, key)
 redis.call('ZREM', P .. 'users', id)
 redis.call('SREM', P .. 'uids', id)

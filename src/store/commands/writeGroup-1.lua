@@ -43,6 +43,7 @@ local settled = settledReply(rk)
 if settled then return settled end
 
 -- @include drainMemberOf
+-- @include sortIndex
 local MEMBER_OF_QUEUE_LIMIT = 256
 -- member changes one write applies when the queue is over its limit (more than one 256-member entry: it shrinks)
 local MEMBER_OF_DRAIN_BUDGET = 1024
@@ -311,6 +312,8 @@ end
 local v = (cur.v or 0) + 1
 local c = cur.c or now
 redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
+if docChanged then sortEntry(P .. 'sx:g:dn', exists and (cur.n or '') or nil, n, id) end
+sortEntry(P .. 'sx:g:m', cur.m, now, id)
 if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now, queued}

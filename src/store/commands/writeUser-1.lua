@@ -23,6 +23,7 @@
           {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion}
 ]]
 -- @include settledWrite
+-- @include sortIndex
 local rk = settleKey(ARGV[1], ARGV[12])
 local settled = settledReply(rk)
 if settled then return settled end
@@ -87,6 +88,9 @@ relex(P .. 'ix:uxs', old.x, x)
 if old.x and old.x ~= '' and old.x ~= x and redis.call('HGET', P .. 'ix:ux', old.x) == id then redis.call('HDEL', P .. 'ix:ux', old.x) end
 relex(P .. 'ix:ue', old.e, e)
 relex(P .. 'ix:udn', old.n, n)
+sortEntry(P .. 'sx:u:un', old.un, un, id)
+sortEntry(P .. 'sx:u:dn', exists and (old.n or '') or nil, n, id)
+sortEntry(P .. 'sx:u:m', old.m, now, id)
 
 redis.call('XADD', P .. 'outbox', '*', 'k', 'user', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now}
