@@ -22,6 +22,7 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { OpsContext } from "../ops/ops-context";
 import { configTokenView, credentialView, newCredential, parseCredentialInput, type CredentialInput } from "../directories/credentials";
+import { KeyVarStore } from "../sync/key-vars/key-var-store";
 import { DirectoryChangeError, createDirectory, deleteDirectory, setDisabled, updateDirectory, type LifecycleDeps } from "../directories/lifecycle";
 import type { CredentialKind } from "../store";
 import { scimBaseUrl } from "./directory-status";
@@ -53,7 +54,7 @@ export function tokenEndpoint(c: OpsContext): string {
 
 export function directoryAdminRoutes(c: OpsContext): Router {
   const r = express.Router();
-  const deps: LifecycleDeps = { config: c.config, registry: c.registry, queues: c.queues };
+  const deps: LifecycleDeps = { config: c.config, registry: c.registry, queues: c.queues, keyVars: new KeyVarStore(c.redis, c.config.redis.keyPrefix) };
   const records = () => {
     if (!c.registry.records) throw new DirectoryChangeError(503, "no Redis registry");
     return c.registry.records;

@@ -14,6 +14,8 @@ import { answerDeprovision, requestDeprovision, type DeprovisionReply } from "./
 import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";
 import { validateDirectoryInput } from "./validate";
+import { runtimeDirectoryIssues } from "./runtime-checks";
+import type { KeyVarStore } from "../sync/key-vars/key-var-store";
 
 export { DirectoryChangeError } from "./errors";
 
@@ -21,6 +23,8 @@ export interface LifecycleDeps {
   config: Config;
   registry: DirectoryRegistry;
   queues: SyncQueues;
+  /** The key variables the running workers hold; without it, runtime directories' key variables are not checked. */
+  keyVars?: KeyVarStore;
 }
 
 function records(r: DirectoryRegistry) {
@@ -40,6 +44,8 @@ function runtimeOnly(d: LifecycleDeps, id: string): void {
 export async function createDirectory(d: LifecycleDeps, input: unknown, tokenLabel = "first token"): Promise<{ id: string; token: NewCredential }> {
   const v = validateDirectoryInput(input);
   if (!v.ok) throw new DirectoryChangeError(400, "invalid directory", v.issues);
+  const issues = await runtimeDirectoryIssues(v.dir, d.keyVars);
+  if (issues.length) throw new DirectoryChangeError(400, "invalid directory", issues);
   const id = v.dir.id;
   if (d.registry.get(id)) throw new DirectoryChangeError(409, `directory "${id}" exists${d.registry.get(id)!.source === "config" ? " (from config)" : ""}`);
   const now = new Date().toISOString();
@@ -62,6 +68,8 @@ export async function updateDirectory(d: LifecycleDeps, id: string, patch: unkno
   const input = mergeConfig(rec.input, patch as Record<string, unknown>);
   const v = validateDirectoryInput(input);
   if (!v.ok) throw new DirectoryChangeError(400, "invalid directory", v.issues);
+  const issues = await runtimeDirectoryIssues(v.dir, d.keyVars, d.registry.get(id)?.dir);
+  if (issues.length) throw new DirectoryChangeError(400, "invalid directory", issues);
   await records(d.registry).put(id, { ...rec, input, updatedAt: new Date().toISOString() });
   await d.registry.reload();
 }

@@ -16,7 +16,7 @@ export async function runRoles(config: Config, role: Role): Promise<void> {
   const probe = new RoleProbe(role);
   const server = role !== "worker" ? await startServer(config, logger, { metrics, probe }) : await startWorkerEndpoints(config, metrics, logger, probe);
   const runtime = role !== "server" ? await startSyncRuntime(config, logger, { metrics }) : undefined;
-  if (runtime) probe.attachWorkers(() => runtime.canTakeJobs());
+  if (runtime) probe.attachWorkers(() => runtime.canTakeJobs(), () => runtime.notServed().size);
   logger.info({ role, url: server?.url, directories: config.directories.map((d) => d.id) }, "scim-bridge started");
   let stopping = false;
   const stop = async (signal: string) => {

@@ -26,7 +26,8 @@ import {
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { purgeDeleted } from "../sync/deleting";
-import { pauseDirectory } from "../sync/directory-control";
+import { liftMissingKeyPause, pauseDirectory } from "../sync/directory-control";
+import { ADVERTISE_MS, KeyVarStore } from "../sync/key-vars/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
 import { withEmptyDesiredState } from "../sync/empty-desired";
 import { createDirectoryPlatform } from "../sync/directory-platform";
@@ -70,6 +71,11 @@ export interface SyncRuntime {
   flushCounters(): Promise<void>;
   /** Resolves once the platform key checks due now (at start, for added directories) are done. */
   keyChecksSettled(): Promise<void>;
+  /**
+   * Directories this process does not serve although they are enabled, and why (no platform key variable
+   * here, …): it takes none of their jobs, and pauses nothing for the other workers.
+   */
+  notServed(): ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
@@ -127,6 +133,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   }, 15_000);
   sampler.unref();
   let closing = false;
+  const notServed = new Map<string, string>();
+  // the key variables this process holds, for runtime directory creation (src/sync/key-vars/)
+  const keyVars = new KeyVarStore(redis, prefix);
+  await keyVars.advertise(env).catch((err: Error) => logger.warn({ err: { message: err.message } }, "could not advertise the key variables"));
+  const advertising = periodic(() => keyVars.advertise(env), ADVERTISE_MS);
 
   const addDirectory = async (dir: DirectoryConfig, deleting = false): Promise<void> => {
     const log = logger.child({ directory: dir.id });
@@ -144,10 +155,15 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       revival.onCall(status);
     }, pools, counters);
     if (typeof platform === "string") {
-      await state.setMeta(dir.id, { keyStatus: `missing: ${platform}`, keyCheckedAt: new Date().toISOString() });
-      await pause(platform);
+      // a problem of this process only (its environment): another worker may hold the key, so nothing shared
+      // is written — no pause, no key status. Its jobs are parked back for a worker that serves it.
+      notServed.set(dir.id, platform);
+      log.error({ reason: platform }, "directory not served by this process: its jobs are left to a worker that has its platform key; nothing is paused");
       return;
     }
+    notServed.delete(dir.id);
+    // a pause an earlier release wrote because some process lacked the key variable: this one has it
+    if (await liftMissingKeyPause(queues, state, dir.id)) log.warn("pause for a missing platform key variable lifted: this worker has the key");
     clients.set(dir.id, platform);
     const served: ReconcileContext = {
       dir, users, groups, state, platform, usage, claims, ownership, logger: log, brake: new DeprovisionBrake(redis, prefix, log),
@@ -178,6 +194,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   };
 
   const removeDirectory = async (id: string): Promise<void> => {
+    notServed.delete(id);
     dispatcher?.removeDirectory(id);
     processors.delete(id);
     // its last second of chart counts goes: a delete purges its keys right after disabling it
@@ -225,9 +242,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     redisReady: () => redis.status === "ready",
     flushCounters: () => counters.flush(),
     keyChecksSettled: () => keyChecks.settled(),
+    notServed: () => notServed,
     close: async () => {
       closing = true;
       const recovered = recovery.stop(); // the timer stops now; a recovery in progress is awaited below
+      const advertised = advertising.stop();
       clearInterval(sampler);
       if (!opts.registry) await registry.stop();
       // the timers stop now; a round in progress (a key check waiting on a slow platform) is awaited last
@@ -235,6 +254,7 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await dispatcher!.stop();
       await Promise.all(workers.map((w) => w.close()));
       await recovered;
+      await advertised;
       await queues.close();
       await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));

@@ -77,6 +77,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{acct-<hash>}:rate", type: "ZSET", module: "keys.ts (platformAccountRateKey)", match: (kp) => new RegExp(`^${esc(kp)}:\\{acct-[0-9a-f]{16}\\}:rate$`) },
   { pattern: "<kp>:acct:<sha1(account)>:external-users", type: "SET", module: "account-keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:acct:[0-9a-f]{40}:external-users$`) },
   { pattern: "<kp>:outbox:news", type: "ZSET", module: "outbox-signal.ts", match: (kp) => new RegExp(`^${esc(kp)}:outbox:news$`) },
+  { pattern: "<kp>:key-vars", type: "ZSET", module: "keys.ts (keyVarsKey)", match: (kp) => new RegExp(`^${esc(kp)}:key-vars$`) },
   { pattern: "<kp>:metrics:salt", type: "STRING", module: "keys.ts", match: (kp) => new RegExp(`^${esc(kp)}:metrics:salt$`) },
   { pattern: "<kp>:scim:cursor-key", type: "STRING", module: "keys.ts (scim/cursor/cursor-key-store.ts)", match: (kp) => new RegExp(`^${esc(kp)}:scim:cursor-key$`) },
   { pattern: "{<kp>…}:<queue>:…", type: "BullMQ", module: "queue-keys.ts (shard prefix {<kp>:q<n>}; BullMQ builds the rest)", match: (kp) => new RegExp(`^\\{${esc(kp)}[^}]*\\}:.+$`) },

@@ -87,6 +87,14 @@ export function cursorKeyKey(keyPrefix: string): string {
   return `${keyPrefix}:scim:cursor-key`;
 }
 
+/**
+ * `<keyPrefix>:key-vars` ZSET: the environment variables the running workers hold, each a truncated
+ * SHA-256 of its name scored by the time its last advertisement expires (src/sync/key-vars/).
+ */
+export function keyVarsKey(keyPrefix: string): string {
+  return `${keyPrefix}:key-vars`;
+}
+
 /** `<keyPrefix>:metrics:salt` STRING: the random salt of the opaque directory labels of /metrics (set once). */
 export function metricsSaltKey(keyPrefix: string): string {
   return `${keyPrefix}:metrics:salt`;

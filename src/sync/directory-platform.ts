@@ -11,6 +11,7 @@ import { createPlatformClient, type PlatformClient, type PlatformPools } from ".
 import { DirectoryKeys, MinuteCounters, SyncStateKeys, platformAccountRateKey } from "../store";
 import { endpointLabel, type Metrics } from "../observability/metrics";
 import { LimiterChain, SharedRateLimiter } from "./shared-rate-limiter";
+import { missingKeyReason } from "./pause-reason";
 
 /** The one throttle of a directory's calls: its shared window, and its platform account's when configured. */
 function directoryLimiter(dir: DirectoryConfig, config: Config, redis: RedisConnection): SharedRateLimiter | LimiterChain {
@@ -31,7 +32,7 @@ export function createDirectoryPlatform(
   counters = new MinuteCounters(redis, config.redis.keyPrefix),
 ): PlatformClient | string {
   const apiKey = env[dir.platform.apiKeyEnv];
-  if (!apiKey) return `environment variable ${dir.platform.apiKeyEnv} (the platform API key of directory ${dir.id}) is not set`;
+  if (!apiKey) return missingKeyReason(dir.platform.apiKeyEnv, dir.id);
   try {
     return createPlatformClient({
       baseUrl: dir.platform.baseUrl, allowPlainHttp: dir.platform.allowPlainHttp, apiKey, deploymentId: dir.platform.deploymentId, timeoutMs: dir.platform.timeoutMs,

@@ -14,6 +14,16 @@ function addedBy(message: string, meaning: string): string {
   return m.slice(meaning.length).replace(/^[\s:;,.()-]+/, "").replace(/^platform said:\s*/i, "").replace(/\)\s*$/, "").trim();
 }
 
+/** Why a process cannot serve a directory: its platform key variable is not set there. */
+export function missingKeyReason(apiKeyEnv: string, directoryId: string): string {
+  return `environment variable ${apiKeyEnv} (the platform API key of directory ${directoryId}) is not set`;
+}
+
+/** Is `reason` a missing key variable's (this release never pauses for one; earlier ones did, for every worker)? */
+export function isMissingKeyPause(reason: string): boolean {
+  return /^environment variable \S+ \(the platform API key of directory [^)]*\) is not set$/.test(reason);
+}
+
 /** Pause reason for a 401 ("401 means the credential is missing, malformed or expired"). */
 export function unauthorizedReason(platformMessage: string): string {
   const added = addedBy(addedBy(platformMessage, AUTH_ERROR_MESSAGE), AUTH_ERROR_MESSAGE);

@@ -14,6 +14,7 @@
  *   replica holds them, and a token revoke the replica has not acknowledged is answered 503, so a
  *   failover cannot bring back a token the operator was told is revoked.
  */
+import { KeyVarStore } from "../../src/sync/key-vars/key-var-store";
 import request from "supertest";
 import express, { type Express } from "express";
 import { Redis } from "ioredis";
@@ -215,6 +216,8 @@ describe("admin changes acknowledged by a replica (redis.replicaAck)", () => {
   const globex = { id: "globex", displayName: "Globex", target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } };
 
   it("should answer a new directory and token once the replica holds them, and a revoke it cannot confirm with 503 + Retry-After", async () => {
+    // a worker holding the directory's key variable runs (it advertises the variables it holds)
+    await new KeyVarStore(store, "ack").advertise({ UNUSED_KEY: "set" });
     const made = await request(adminApp).post("/admin/directories").set(admin).send(globex);
     expect(made.status).toBe(201);
     // no waiting here: the answers came after the replica acknowledged
