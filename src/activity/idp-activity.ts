@@ -5,6 +5,8 @@
  * left out because they name nothing (`res.locals.scimSkippedMembers`, src/scim/resources/groups.ts) are
  * ids, not values: they are recorded (trail and an info log) even when nothing else changed, so an
  * operator sees why a member the IdP pushed is missing.
+ * Paths the directory does not have, which the request named and which were ignored
+ * (`res.locals.scimIgnored`, src/scim/extensions/ignored.ts), are recorded the same way (`ignored`).
  */
 import type { Request, RequestHandler } from "express";
 import type { Logger } from "pino";
@@ -58,12 +60,14 @@ export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind,
     const attributes = attributeNames(req);
     res.on("finish", () => {
       const skipped = res.locals.scimSkippedMembers as string[] | undefined;
-      // a request that changed nothing (a PATCH repeating the current values) leaves no trace, unless it skipped members
-      if (res.statusCode < 200 || res.statusCode > 299 || (!res.locals.scimChanged && !skipped)) return;
+      const ignored = res.locals.scimIgnored as string[] | undefined;
+      // a request that changed nothing (a PATCH repeating the current values) leaves no trace, unless it
+      // skipped members or ignored attributes the directory does not have: the operator should see why
+      if (res.statusCode < 200 || res.statusCode > 299 || (!res.locals.scimChanged && !skipped && !ignored?.length)) return;
       const directoryId = String((res.locals.scim as { directoryId?: string } | undefined)?.directoryId ?? req.params.directoryId);
       const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
       if (!id) return;
-      const event: ActivityEvent = { type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes };
+      const event: ActivityEvent = { type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes, ...(ignored?.length ? { ignored } : {}) };
       if (skipped) {
         const more = skipped.length > SKIPPED_LISTED ? ` and ${skipped.length - SKIPPED_LISTED} more` : "";
         event.message = `skipped ${skipped.length} member id(s) that name no user or group of the directory: ${skipped.slice(0, SKIPPED_LISTED).map((v) => v.slice(0, 200)).join(", ")}${more}`;

@@ -30,7 +30,7 @@ export function itemHref(directory: string, kind: string, id: string): string {
 
 function describe(e: ActivityEvent): string {
   switch (e.type) {
-    case "idp": return `IdP ${esc(e.method)}${e.attributes?.length ? `: ${e.attributes.map(esc).join(", ")}` : ""}`;
+    case "idp": return `IdP ${esc(e.method)}${e.attributes?.length ? `: ${e.attributes.map(esc).join(", ")}` : ""}${e.ignored?.length ? ` (ignored, not declared: ${e.ignored.map(esc).join(", ")})` : ""}`;
     case "applied": return `applied: <strong>${esc(e.outcome)}</strong>`;
     case "call": return `platform ${esc(e.method)} <span class="msg">${esc(e.path)}</span> → ${e.status ? esc(e.status) : "no answer"}${e.attempt && e.attempt > 1 ? ` (try ${e.attempt})` : ""}${e.message ? ` <span class="msg">${esc(e.message)}</span>` : ""}`;
     case "retry": return `will retry${e.attempt ? ` (attempt ${e.attempt} failed)` : ""}: <span class="msg">${esc(e.message)}</span>`;

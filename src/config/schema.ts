@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import { isIP } from "node:net";
 import { z } from "zod";
+import { extensionsSchema, undeclaredExtensionOf } from "./extensions";
 import { strictObject } from "./strict-object";
 import { tokenHashCollisions } from "./token-collisions";
 
@@ -185,11 +186,17 @@ export const directorySchema = strictObject({
       maxConcurrentScans: z.number().int().positive().optional(),
       maxQueuedScans: z.number().int().nonnegative().optional(),
     }).optional(),
+    /** User schema extensions the directory declares (src/config/extensions.ts): their attributes are stored, patched, filtered and advertised. */
+    extensions: extensionsSchema,
   })
   .superRefine((d, ctx) => {
     if (d.target === "embed" && !d.embed) {
       ctx.addIssue({ code: "custom", path: ["embed"], message: "required when target is \"embed\" (at least { \"tenantName\": \"...\" })" });
     }
+    d.embed?.attributeMapping.forEach((m, i) => {
+      const urn = undeclaredExtensionOf(m.scim, d.extensions);
+      if (urn) ctx.addIssue({ code: "custom", path: ["embed", "attributeMapping", i, "scim"], message: `names extension ${urn}, which this directory does not declare: add it to the directory's "extensions" (or fix the path)` });
+    });
   });
 
 export const configSchema = strictObject({

@@ -32,6 +32,7 @@ import { groupsRouter } from "./resources/groups";
 import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
 import { setupScimmy } from "./schemas";
+import { declaredExtensions, withDeclaredExtensions } from "./extensions/declared";
 
 export interface ScimAppDeps {
   config: Config;
@@ -121,11 +122,13 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   dir.use(share.middleware());
   dir.use((req, res, next) => {
     const directoryId = String(req.params.directoryId);
+    const dirConfig = registry.get(directoryId)?.dir;
     const ctx: ScimContext = {
       directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors, sortIndexes,
       // a write request's stores note whether it changed anything (the activity trail records changes only)
       ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
-      writeOptions: writeOptionsOf(registry.get(directoryId)?.dir),
+      writeOptions: writeOptionsOf(dirConfig),
+      extensions: declaredExtensions(dirConfig?.extensions), strict: dirConfig?.strict ?? false, logger,
     };
     res.locals.scim = ctx;
     // Express 5's req.query is a getter that re-parses on every access; pin one copy (STACK.md §4.1)
@@ -139,6 +142,8 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     }
     next();
   });
+  // the directory's declared extensions are known to attribute lookups for the rest of the request (extensions/declared.ts)
+  dir.use((_req, res, next) => withDeclaredExtensions((res.locals.scim as ScimContext).extensions, next));
   const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
   const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
   dir.use("/Users", idpActivity(activity, "user", counters, logger), usersRouter());

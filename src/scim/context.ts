@@ -3,6 +3,8 @@
  * its base URL for `location`s, the stores and the SCIM settings.
  */
 import type { Response } from "express";
+import type { Logger } from "pino";
+import type { DeclaredExtensions } from "./extensions/declared";
 import type { GroupStore, UserStore, WriteOptions } from "../store";
 import type { ScanGate } from "./query/scan-gate";
 import type { CursorCodec } from "./cursor/cursor-codec";
@@ -44,6 +46,11 @@ export interface ScimContext {
   sortIndexes: SortIndexStore;
   /** Seals and opens RFC 9865 cursors (one deployment-wide key). */
   cursors: CursorCodec;
+  /** The directory's declared User extensions (`extensions`). */
+  extensions: DeclaredExtensions;
+  /** Refuse attributes the directory does not have instead of ignoring them (`strict`). */
+  strict: boolean;
+  logger?: Logger;
 }
 
 /** The context of the current request (set by the directory router after authentication). */

@@ -3,10 +3,12 @@
  * attribute characteristics (type, caseExact, multiValued) read from SCIMMY's schema definitions, which
  * the filter evaluator, sorter and dialect normalisers use.
  *
+ * A directory's own declared extensions are not SCIMMY's (extensions/declared.ts says why).
  * SCIMMY's definitions are process-wide; `setupScimmy` is idempotent and must run before scimmy-routers
  * is constructed (STACK.md §6).
  */
 import SCIMMY from "scimmy";
+import { currentExtensions } from "./extensions/declared";
 
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
@@ -98,10 +100,13 @@ export function canonicalValuesOf(kind: ResourceKind, path: string): string[] | 
   return canonical[kind].get(path);
 }
 
-/** Attribute characteristics by lower-cased path (`name.givenname`, `<urn>:department`), or undefined. */
+/**
+ * Attribute characteristics by lower-cased path (`name.givenname`, `<urn>:department`), or undefined. A
+ * User path outside SCIMMY's definitions is looked up in the current request's declared extensions.
+ */
 export function attrInfo(kind: ResourceKind, path: string): AttrInfo | undefined {
   setupScimmy();
-  return tables[kind].get(path);
+  return tables[kind].get(path) ?? (kind === "User" ? currentExtensions().info(path) : undefined);
 }
 
 /** True when the complex attribute at `path` (lower-cased) has a boolean sub-attribute (`emails` → `emails.primary`). */

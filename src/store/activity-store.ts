@@ -33,6 +33,8 @@ export interface ActivityEvent {
   message?: string;
   /** idp: names of the attributes the request set or changed (never their values). */
   attributes?: string[];
+  /** idp: paths the request named that the directory does not have, ignored (never their values). */
+  ignored?: string[];
   /** applied: the reconciler's outcome (created, updated, unchanged, deactivated, deleted, …). */
   outcome?: string;
   attempt?: number;

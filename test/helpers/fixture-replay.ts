@@ -1,7 +1,7 @@
 /**
  * Replays one recorded IdP exchange (a fixture file) against a running SCIM app over HTTP.
  *
- * A fixture is `{row, description, todo?, setup?, method, path, headers?, request?, statusCode,
+ * A fixture is `{row, description, todo?, directory?, setup?, method, path, headers?, request?, statusCode,
  * response?, responseHeaders?, capture?, then?}`: the exchange itself in elimity-com/scim's shape, with
  * the steps that prepare it (`setup`) and the requests that prove its effect (`then`). Every step has the
  * exchange's fields, plus `repeat` (send it n times; `{{n}}` is 1…n). A setup or `then` step without
@@ -40,6 +40,8 @@ export interface FixtureStep {
 export interface Fixture extends FixtureStep {
   row: string;
   description: string;
+  /** Settings of the acme directory for this fixture (config form: `{"strict": true}`, `{"extensions": [...]}`). */
+  directory?: Record<string, unknown>;
   /** Set when the fixture asserts behaviour the server does not have yet; the replay lists it as a todo. */
   todo?: string;
   setup?: FixtureStep[];

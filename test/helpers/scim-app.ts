@@ -29,8 +29,8 @@ function dirConfig(id: string, token: string) {
   return { id, tokenHashes: [hashToken(token)], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } };
 }
 
-/** Starts a test SCIM app; `overrides` merge into the config. */
-export async function startScim(overrides: Record<string, unknown> = {}): Promise<TestScim> {
+/** Starts a test SCIM app; `overrides` merge into the config, `dirs` into each directory's config (`{ acme: { strict: true } }`). */
+export async function startScim(overrides: Record<string, unknown> = {}, dirs: Partial<Record<keyof typeof TOKENS, Record<string, unknown>>> = {}): Promise<TestScim> {
   const prefix = testPrefix();
   const config = loadConfig({
     env: { ...TEST_REDIS_ENV, REDIS_URL: TEST_SCIM_REDIS_URL },
@@ -38,7 +38,7 @@ export async function startScim(overrides: Record<string, unknown> = {}): Promis
       redis: { keyPrefix: prefix },
       server: { publicBaseUrl: "https://bridge.example.com" },
       log: { level: "silent" },
-      directories: [dirConfig("acme", TOKENS.acme), dirConfig("globex", TOKENS.globex)],
+      directories: [{ ...dirConfig("acme", TOKENS.acme), ...dirs.acme }, { ...dirConfig("globex", TOKENS.globex), ...dirs.globex }],
       ...overrides,
     },
   });

@@ -5,6 +5,7 @@
  *
  * Fixture format (test/helpers/fixture-replay.ts):
  *   {"row": "E3", "description": "…", "todo"?: "why the server does not do this yet",
+ *    "directory"?: {the acme directory's settings, e.g. "strict": true or "extensions": [...]},
  *    "setup"?: [step…], "method", "path", "headers"?, "request"?, "statusCode", "response"?,
  *    "responseHeaders"?, "capture"?, "then"?: [step…]}
  *   a step has the same exchange fields, plus `repeat`; `path` is relative to /scim/v2/acme; `{{name}}` is
@@ -39,7 +40,7 @@ function load(dir: string): Array<{ file: string; fx: Fixture }> {
 }
 
 async function replay(fx: Fixture): Promise<void> {
-  const s = await startScim();
+  const s = await startScim({}, fx.directory ? { acme: fx.directory } : {});
   try {
     await replayFixture(s.app, fx, TOKENS.acme);
   } finally {

@@ -83,10 +83,16 @@ describe("PATCH /Users/:id with the enterprise extension URN as path", () => {
     expect(res.body.schemas).toEqual([CORE]);
   });
 
+  it("should ignore an attribute the enterprise extension does not define and apply the rest ([RFC7644§3.3])", async () => {
+    const id = await user(`ext.unknown.${Math.random().toString(36).slice(2)}@example.com`, { department: "Sales" });
+    const res = await patch(id, { op: "add", path: ENT, value: { frobnicate: "x", costCenter: "42" } });
+    expect(res.status).toBe(200);
+    expect(res.body[ENT]).toEqual({ department: "Sales", costCenter: "42" });
+  });
+
   it.each([
     [{ op: "add", path: ENT, value: "Retail" }, "invalidValue"],
     [{ op: "replace", path: ENT, value: [{ department: "x" }] }, "invalidValue"],
-    [{ op: "add", path: ENT, value: { frobnicate: "x" } }, "invalidPath"],
     [{ op: "replace", path: `${ENT}:manager`, value: { givenName: "g" } }, "invalidPath"],
     [{ op: "add", path: ENT, value: { manager: { a: { b: 1 } } } }, undefined],
     [{ op: "add", path: `${ENT}:department`, value: [null] }, undefined],

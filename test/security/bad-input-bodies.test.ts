@@ -8,9 +8,12 @@ import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody, type ResponseLike } from "../helpers/expect-scim";
 import { expectUnchanged } from "../helpers/redis-snapshot";
 import { rawRequest } from "../helpers/raw-http";
+import { waitTrail } from "../helpers/activity-wait";
 
 let s: TestScim;
 let userId: string;
+/** A user of globex, a strict directory (attributes it does not have are refused, not ignored). */
+let strictUserId: string;
 let groupId: string;
 const U = "/scim/v2/acme/Users";
 const G = "/scim/v2/acme/Groups";
@@ -18,8 +21,9 @@ const SCIM_JSON = "application/scim+json";
 const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 beforeAll(async () => {
-  s = await startScim(); // default body limit (1 MiB)
+  s = await startScim({}, { globex: { strict: true } }); // default body limit (1 MiB)
   userId = (await request(s.app).post(U).set(s.auth()).send(userBody("alice@example.com", { displayName: "Alice" }))).body.id;
+  strictUserId = (await request(s.app).post("/scim/v2/globex/Users").set(s.auth("globex")).send(userBody("alice@example.com", { displayName: "Alice" }))).body.id;
   groupId = (await request(s.app).post(G).set(s.auth()).send({ displayName: "Admins", members: [{ value: userId }] })).body.id;
 });
 afterAll(async () => s.close());
@@ -197,9 +201,19 @@ describe("__proto__, constructor and prototype keys", () => {
     await request(s.app).delete(`${U}/${id}`).set(s.auth()).expect(204);
   });
 
-  it("should treat them as unknown in PATCH (invalidPath on a path; nothing applied without one)", async () => {
+  it("should treat them as unknown in PATCH (ignored, or invalidPath in a strict directory; nothing applied without one)", async () => {
     for (const path of ["__proto__", "__proto__.polluted", "constructor.prototype.polluted", "prototype", "name.__proto__", "emails[type eq \"work\"].__proto__"]) {
-      await refused("PATCH", `${U}/${userId}`, JSON.stringify({ Operations: [{ op: "add", path, value: { polluted: "yes" } }] }), 400, "invalidPath");
+      const before = (await s.users.get("acme", userId))!;
+      const res = await send("PATCH", `${U}/${userId}`, JSON.stringify({ Operations: [{ op: "add", path, value: { polluted: "yes" } }] }));
+      if (res.status !== 200) expectScimError(res, 400, "invalidPath"); // not an attribute path: SCIMMY refuses it
+      else await waitTrail(s, "acme", userId, (e) => !!e.ignored?.includes(path));
+      const after = (await s.users.get("acme", userId))!;
+      expect([after.body, after.version]).toEqual([before.body, before.version]);
+      const G_USERS = "/scim/v2/globex/Users";
+      await expectUnchanged(s.redis, s.prefix, async () => {
+        const strict = await rawRequest(s.app, { method: "PATCH", path: `${G_USERS}/${strictUserId}`, body: JSON.stringify({ Operations: [{ op: "add", path, value: { polluted: "yes" } }] }), headers: { ...s.auth("globex"), "Content-Type": SCIM_JSON } });
+        expectScimError(strict, 400, "invalidPath");
+      });
     }
     for (const raw of [
       `{"Operations":[{"op":"replace","value":{"__proto__":${JSON.stringify(evil)}}}]}`,

@@ -7,9 +7,12 @@ import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 import { expectUnchanged } from "../helpers/redis-snapshot";
+import { waitTrail } from "../helpers/activity-wait";
 
 let s: TestScim;
 let userId: string;
+/** A user of globex, a strict directory (attributes it does not have are refused, not ignored). */
+let strictUserId: string;
 let groupId: string;
 const U = "/scim/v2/acme/Users";
 const G = "/scim/v2/acme/Groups";
@@ -19,8 +22,9 @@ const ENT = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 beforeAll(async () => {
-  s = await startScim();
+  s = await startScim({}, { globex: { strict: true } });
   userId = (await request(s.app).post(U).set(s.auth()).send(userBody("alice@example.com", { displayName: "Alice", [ENT]: { department: "R&D" } }))).body.id;
+  strictUserId = (await request(s.app).post("/scim/v2/globex/Users").set(s.auth("globex")).send(userBody("alice@example.com", { displayName: "Alice" }))).body.id;
   groupId = (await request(s.app).post(G).set(s.auth()).send({ displayName: "Admins", members: [{ value: userId }] })).body.id;
 });
 afterAll(async () => s.close());
@@ -90,10 +94,22 @@ describe("unknown attributes and schemas in POST and PUT", () => {
 });
 
 describe("PATCH paths that do not exist", () => {
-  const paths = ["favouriteColour", "name.middle_name_x", "emails.frobnicate", 'emails[type eq "work"].frobnicate', "urn:example:unknown:2.0:User:thing",
-    `${ENT}:frobnicate`, "frobnicate[value eq \"x\"]", "name.givenName.first", "emails[type eq", 'emails[type eq "work"', "emails]", "[", "..", "a b", "meta.frobnicate"];
+  const unknown = ["favouriteColour", "name.middle_name_x", "emails.frobnicate", 'emails[type eq "work"].frobnicate', "urn:example:unknown:2.0:User:thing",
+    `${ENT}:frobnicate`, "frobnicate[value eq \"x\"]", "meta.frobnicate"];
+  const malformed = ["name.givenName.first", "emails[type eq", 'emails[type eq "work"', "emails]", "[", "..", "a b"];
 
-  it.each(paths)("should answer add/replace/remove on User path %j with 400 invalidPath, store unchanged", async (path) => {
+  it.each(unknown)("should ignore add/replace/remove on User path %j (the user unchanged), and refuse it with 400 invalidPath in a strict directory", async (path) => {
+    for (const op of ["add", "replace", "remove"]) {
+      const before = (await s.users.get("acme", userId))!;
+      expect((await patchUser([{ op, path, value: "x" }])()).status).toBe(200);
+      const after = (await s.users.get("acme", userId))!;
+      expect([after.body, after.version]).toEqual([before.body, before.version]);
+      await waitTrail(s, "acme", userId, (e) => !!e.ignored?.includes(path));
+      if (op !== "remove") await refused(() => request(s.app).patch(`/scim/v2/globex/Users/${strictUserId}`).set(s.auth("globex")).send({ schemas: [PATCH], Operations: [{ op, path, value: "x" }] }), "invalidPath");
+    }
+  });
+
+  it.each(malformed)("should answer add/replace/remove on User path %j with 400 invalidPath, store unchanged", async (path) => {
     for (const op of ["add", "replace"]) await refused(patchUser([{ op, path, value: "x" }]), "invalidPath");
     await expectUnchanged(s.redis, s.prefix, async () => {
       const res = await patchUser([{ op: "remove", path }])();
@@ -115,7 +131,7 @@ describe("PATCH paths that do not exist", () => {
   );
 
   it("should leave the store unchanged when a later operation fails (all or nothing)", async () => {
-    await refused(patchUser([{ op: "replace", path: "displayName", value: "Changed" }, { op: "replace", path: "favouriteColour", value: "x" }]), "invalidPath");
+    await refused(() => request(s.app).patch(`/scim/v2/globex/Users/${strictUserId}`).set(s.auth("globex")).send({ schemas: [PATCH], Operations: [{ op: "replace", path: "displayName", value: "Changed" }, { op: "replace", path: "favouriteColour", value: "x" }] }), "invalidPath");
     await refused(patchGroup([{ op: "replace", path: "displayName", value: "Changed" }, { op: "add", path: "members", value: [{ display: "no value" }] }]), "invalidValue");
   });
 

@@ -13,19 +13,26 @@
  */
 import { ScimError } from "../errors";
 import { ENTERPRISE_SCHEMA, type ResourceKind } from "../schemas";
+import { currentExtensions } from "../extensions/declared";
 import { coerceAt } from "./coerce-values";
 import type { PatchOperation } from "./patch-request";
 
 type Json = Record<string, unknown>;
 
-/** The extension schemas of each resource type. */
+/** The extension schemas of each resource type that SCIMMY defines. */
 export const EXTENSIONS: Record<ResourceKind, string[]> = { User: [ENTERPRISE_SCHEMA], Group: [] };
+
+/** The extension schemas of a resource type for the current request: SCIMMY's and the directory's declared ones. */
+export function extensionUrns(kind: ResourceKind): string[] {
+  const declared = kind === "User" ? currentExtensions() : undefined;
+  return declared && !declared.empty ? [...EXTENSIONS[kind], ...declared.list.map((e) => e.urn)] : EXTENSIONS[kind];
+}
 
 /** The extension URN `path` names as a whole (case-insensitive), or undefined. */
 export function wholeExtension(kind: ResourceKind, path: string | undefined): string | undefined {
   if (!path) return undefined;
   const lower = path.trim().toLowerCase();
-  return EXTENSIONS[kind].find((urn) => urn.toLowerCase() === lower);
+  return extensionUrns(kind).find((urn) => urn.toLowerCase() === lower);
 }
 
 /** An add/replace on a whole extension as one operation per attribute; other operations unchanged. */
@@ -59,7 +66,7 @@ export function clearExtension(urn: string, resource: Json): PatchOperation[] {
 export function syncExtensionSchemas(kind: ResourceKind, body: Json): Json {
   const out: Json = { ...body };
   let schemas = Array.isArray(out.schemas) ? [...(out.schemas as unknown[])] : undefined;
-  for (const urn of EXTENSIONS[kind]) {
+  for (const urn of extensionUrns(kind)) {
     const key = Object.keys(out).find((k) => k.toLowerCase() === urn.toLowerCase());
     const ext = key ? out[key] : undefined;
     const filled = !!ext && typeof ext === "object" && !Array.isArray(ext) && Object.keys(ext as Json).length > 0;

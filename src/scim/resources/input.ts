@@ -12,6 +12,8 @@ import { assertIdentifierLengths, DEFAULT_MAX_IDENTIFIER_LENGTH } from "../ident
 import { coerceObject } from "../dialects/coerce-values";
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA, setupScimmy } from "../schemas";
 import { fastCoerce } from "./fast-coerce";
+import { currentExtensions } from "../extensions/declared";
+import { partitionUserBody, withDeclaredSchemas } from "../extensions/body";
 
 type Json = Record<string, unknown>;
 
@@ -70,11 +72,17 @@ function coerce(kind: "User" | "Group", raw: Json, maxIdentifierLength: number):
   return body;
 }
 
-/** A validated user body. */
-export function userBody(raw: unknown, maxIdentifierLength = DEFAULT_MAX_IDENTIFIER_LENGTH): Json {
-  const body = coerce("User", requireObject(raw, "User"), maxIdentifierLength);
+/**
+ * A validated user body, and the paths of the attributes left out because the directory does not have
+ * them (extensions/body.ts). The directory's declared extension attributes are checked here, not by SCIMMY.
+ */
+export function userBody(raw: unknown, maxIdentifierLength = DEFAULT_MAX_IDENTIFIER_LENGTH): { body: Json; ignored: string[] } {
+  const exts = currentExtensions();
+  const parts = partitionUserBody(requireObject(raw, "User"), exts);
+  const body = coerce("User", parts.known, maxIdentifierLength);
   delete body.groups;
-  return body;
+  if (!exts.empty) withDeclaredSchemas(Object.assign(body, parts.declared), exts);
+  return { body, ignored: parts.ignored };
 }
 
 /**

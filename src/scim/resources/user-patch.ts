@@ -14,6 +14,9 @@ import { addOnAbsentTarget, isValuePathAdd } from "../dialects/value-path-add";
 import { PATCH_SCHEMA, setupScimmy } from "../schemas";
 import { fromScimmy } from "../scimmy-errors";
 import { checkBody } from "./input";
+import type { DeclaredExtensions } from "../extensions/declared";
+import { withDeclaredSchemas } from "../extensions/body";
+import { applyDeclaredOps, patchTarget, splitDeclared } from "../extensions/patch";
 
 type Json = Record<string, unknown>;
 
@@ -30,24 +33,31 @@ async function patchWithScimmy(rec: UserRecord, ops: PatchOperation[]): Promise<
   }
 }
 
-/** The user's body after `ops`; undefined when nothing changes. */
-export async function applyUserPatch(rec: UserRecord, ops: PatchOperation[], maxIdentifierLength?: number): Promise<Json | undefined> {
+/**
+ * The user's body after `ops`; undefined when nothing changes. Operations on the directory's declared
+ * extensions are applied by extensions/patch.ts, the others by SCIMMY on the body without them.
+ */
+export async function applyUserPatch(whole: UserRecord, ops: PatchOperation[], declared: DeclaredExtensions, maxIdentifierLength?: number): Promise<Json | undefined> {
+  const { rest, objects } = splitDeclared(declared, whole.body);
+  const rec: UserRecord = declared.empty ? whole : { ...whole, body: rest };
+  const own: PatchOperation[] = [];
   const ready: PatchOperation[] = [];
   const current = async () => (ready.length ? (await patchWithScimmy(rec, ready)) ?? rec.body : rec.body);
   for (const op of ops) {
+    if (!declared.empty && patchTarget(declared, op) === "declared") { own.push(op); continue; }
     const urn = op.op === "remove" ? wholeExtension("User", op.path) : undefined;
     if (urn) ready.push(...clearExtension(urn, await current()));
     else if (isValuePathAdd(op)) ready.push(addOnAbsentTarget("User", op, await current()));
     else ready.push(op);
   }
-  if (ready.length === 0) return undefined;
-  const patched = await patchWithScimmy(rec, ready);
-  if (!patched) return undefined;
+  if (ready.length === 0 && own.length === 0) return undefined;
+  const patched = (ready.length ? await patchWithScimmy(rec, ready) : undefined) ?? { ...rec.body };
   delete patched.id;
   delete patched.meta;
   delete patched.groups;
-  const body = syncExtensionSchemas("User", patched);
-  if (JSON.stringify(body) === JSON.stringify(rec.body)) return undefined;
+  applyDeclaredOps(declared, objects, own);
+  const body = withDeclaredSchemas(syncExtensionSchemas("User", Object.assign(patched, objects)), declared);
+  if (JSON.stringify(body) === JSON.stringify(whole.body)) return undefined;
   checkBody("User", body, maxIdentifierLength);
   return body;
 }

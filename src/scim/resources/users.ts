@@ -7,7 +7,7 @@ import { Router, type Request, type Response } from "express";
 import { StorePreconditionError, type UserRecord } from "../../store";
 import { scimContext } from "../context";
 import { ScimError } from "../errors";
-import { normalisePatch } from "../dialects/patch-request";
+import { normalisePatch, type PatchOperation } from "../dialects/patch-request";
 import { parseProjection, project } from "../query/attributes";
 import { expectedVersion, notModified } from "./conditional";
 import { userBody } from "./input";
@@ -18,9 +18,20 @@ import { listParams, searchParams, type ListParams } from "./query-params";
 import { userResource } from "./representation";
 import { sendResource } from "./respond";
 import { toScimError } from "./store-errors";
+import { handleIgnored } from "../extensions/ignored";
+import { patchTarget } from "../extensions/patch";
 
 type Json = Record<string, unknown>;
 const MAX_CAS_ATTEMPTS = 16;
+
+/** The paths an ignored operation names: each attribute of an unknown extension's object value, else its path. */
+function ignoredPaths(op: PatchOperation): string[] {
+  const path = op.path!.trim();
+  const v = op.value;
+  if (!/^urn:/i.test(path) || !v || typeof v !== "object" || Array.isArray(v)) return [path];
+  const names = Object.keys(v as Json).filter((k) => k.toLowerCase() !== "schemas");
+  return names.length ? names.map((k) => `${path}:${k}`) : [path];
+}
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
@@ -56,7 +67,8 @@ export function usersRouter(): Router {
 
   r.post("/", async (req, res) => {
     const c = scimContext(res);
-    const body = userBody(req.body, c.settings.maxIdentifierLength);
+    const { body, ignored } = userBody(req.body, c.settings.maxIdentifierLength);
+    handleIgnored(res, ignored, "invalidSyntax");
     const id = crypto.randomUUID();
     let meta;
     try {
@@ -68,7 +80,8 @@ export function usersRouter(): Router {
 
   r.put("/:id", async (req, res) => {
     const c = scimContext(res);
-    const body = userBody(req.body, c.settings.maxIdentifierLength);
+    const { body, ignored } = userBody(req.body, c.settings.maxIdentifierLength);
+    handleIgnored(res, ignored, "invalidSyntax");
     try {
       await c.users.write(c.directoryId, req.params.id, body, "update", expectedVersion(req), c.writeOptions);
     } catch (err) { throw toScimError(err); }
@@ -77,11 +90,13 @@ export function usersRouter(): Router {
 
   r.patch("/:id", async (req, res) => {
     const c = scimContext(res);
-    const ops = normalisePatch("User", req.body, c.settings.maxPatchOperations);
+    const all = normalisePatch("User", req.body, c.settings.maxPatchOperations);
+    const ops = all.filter((op) => patchTarget(c.extensions, op) !== "ignored");
+    handleIgnored(res, all.filter((op) => !ops.includes(op)).flatMap(ignoredPaths), "invalidPath");
     for (let attempt = 1; ; attempt++) {
       const rec = await load(res, req.params.id);
       const expected = expectedVersion(req, rec.version);
-      const body = ops.length ? await applyUserPatch(rec, ops, c.settings.maxIdentifierLength) : undefined;
+      const body = ops.length ? await applyUserPatch(rec, ops, c.extensions, c.settings.maxIdentifierLength) : undefined;
       if (!body) return respondWith(req, res, rec, 200);
       try {
         const meta = await c.users.write(c.directoryId, rec.id, body, "update", expected ?? rec.version, c.writeOptions);
