@@ -2,6 +2,8 @@
  * fastCoerce gives exactly SCIMMY's result (same attributes, same order, same schemas) for every body it
  * accepts, and hands SCIMMY every body it cannot judge the same way; the bodies IdPs send take it.
  */
+import { partitionUserBody } from "../../src/scim/extensions/body";
+import { declaredExtensions } from "../../src/scim/extensions/declared";
 import fc from "fast-check";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -110,7 +112,7 @@ describe("fastCoerce", () => {
       for (const f of readdirSync(dir)) walk(JSON.parse(readFileSync(join(dir, f), "utf8")), `${idp}/${f}`);
     }
     expect(bodies.length).toBeGreaterThan(20);
-    const slow = bodies.filter(([, b]) => !JSON.stringify(b).includes("{{")).filter(([, b]) => !fastCoerce("User", coerceObject("User", b) as Json));
+    const slow = bodies.filter(([, b]) => !JSON.stringify(b).includes("{{")).filter(([, b]) => !fastCoerce("User", coerceObject("User", partitionUserBody(b, declaredExtensions([])).known) as Json));
     expect(slow.map(([f]) => f)).toEqual([]);
   });
 

@@ -99,7 +99,8 @@ export function normalisePatch(kind: ResourceKind, body: unknown, maxOperations 
         }
         continue;
       }
-      out.push(v === null ? { op: "remove", path: key } : { op: opName, path: key, value: v });
+      // a whole extension's object (`{"urn:…:2.0:User": {…}}`) is merged attribute by attribute, as with a path
+      out.push(...(v === null ? [{ op: "remove" as const, path: key }] : expandExtensionOp(kind, { op: opName, path: key, value: v }, i)));
     }
   });
   return out;

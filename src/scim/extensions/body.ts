@@ -17,9 +17,11 @@ type Json = Record<string, unknown>;
 const META_KEYS = new Set(["schemas", "id", "meta"]);
 const ENTERPRISE = ENTERPRISE_SCHEMA.toLowerCase();
 const CORE_PREFIX = `${USER_SCHEMA.toLowerCase()}:`;
+const SCIMMY_URNS_CORE = USER_SCHEMA.toLowerCase();
+const SCIMMY_URNS = new Set([SCIMMY_URNS_CORE, ENTERPRISE]);
 
 export interface BodyParts {
-  /** What SCIMMY validates: core and enterprise attributes, `schemas` without the declared URNs. */
+  /** What SCIMMY validates: core and enterprise attributes, `schemas` with only their URNs. */
   known: Json;
   /** Declared extension objects by their configured URN, values checked. */
   declared: Json;
@@ -65,8 +67,10 @@ export function partitionUserBody(raw: Json, exts: DeclaredExtensions): BodyPart
   for (const [key, value] of Object.entries(raw)) {
     const lower = key.toLowerCase();
     if (META_KEYS.has(lower)) {
-      known[key] = lower === "schemas" && Array.isArray(value) && !exts.empty
-        ? value.filter((u) => !(typeof u === "string" && exts.extension(u)))
+      // `schemas` keeps the URNs SCIMMY knows (a declared one is put back by withDeclaredSchemas; others go, [RFC7643§3])
+      // (a list without the core URN is left for SCIMMY to refuse)
+      known[key] = lower === "schemas" && Array.isArray(value) && value.some((u) => typeof u === "string" && u.toLowerCase() === SCIMMY_URNS_CORE)
+        ? value.filter((u) => !(typeof u === "string" && /^urn:/i.test(u) && !SCIMMY_URNS.has(u.toLowerCase())))
         : value;
       continue;
     }

@@ -34,7 +34,7 @@ export function patchTarget(exts: DeclaredExtensions, op: PatchOperation): "decl
   const plain = plainPath(path);
   if (exts.extension(plain)) return "declared";
   const ext = exts.extensionOf(plain);
-  if (ext) return exts.attribute(plain.split(".")[0]) ? "declared" : "ignored";
+  if (ext) return exts.attribute(`${ext.urn}:${plain.slice(ext.urn.length + 1).split(".")[0]}`) ? "declared" : "ignored";
   if (wholeExtension("User", path) || !ATTR_PATH.test(path)) return "scimmy";
   const bare = plain.startsWith(CORE_PREFIX) ? plain.slice(CORE_PREFIX.length) : plain;
   return attrInfo("User", bare) ? "scimmy" : "ignored";
