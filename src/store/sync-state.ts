@@ -45,11 +45,13 @@ export interface SyncRecord {
   /** Embed: JSON array of the embed-tenant group names last applied to the user. */
   appliedGroups?: string;
   drift?: "missing" | "changed" | "members";
+  /** The deprovision brake holds, released or passes a deprovision of it (src/sync/brake/brake-store.ts). */
+  brake?: "held" | "released" | "pass";
 }
 
 const FIELD: Record<keyof SyncRecord, string> = {
   platformId: "pid", hash: "h", status: "st", attempts: "a", lastError: "e", changedAt: "t", syncedAt: "sy",
-  externalId: "x", appliedName: "n", appliedGroups: "gs", drift: "drift",
+  externalId: "x", appliedName: "n", appliedGroups: "gs", drift: "drift", brake: "bk",
 };
 
 /** A sync-state hash as read from Redis → SyncRecord. */
@@ -58,6 +60,7 @@ function parseRecord(h: Record<string, string>): SyncRecord {
     platformId: h.pid || undefined, hash: h.h || undefined, status: (h.st as SyncStatus) || undefined,
     attempts: Number(h.a ?? 0), lastError: h.e || undefined, changedAt: h.t || undefined, syncedAt: h.sy || undefined,
     externalId: h.x || undefined, appliedName: h.n || undefined, appliedGroups: h.gs || undefined, drift: (h.drift as SyncRecord["drift"]) || undefined,
+    ...(h.bk ? { brake: h.bk as SyncRecord["brake"] } : {}),
   };
 }
 

@@ -38,19 +38,19 @@ describe("deprovision brake across a worker kill", () => {
     }
     await until("every user synced", 30000, async () => (await e.counts()).synced === USERS, 100);
     for (const id of ids) expect((await idp.send("PATCH", `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: false } }] })).status).toBe(200);
-    await until("4 held, 2 deactivated", 30000, async () => (await held()) === 4 && (await e.counts()).deprovisioned === 2, 100);
+    await until("4 held, 2 deactivated", 60000, async () => (await held()) === 4 && (await e.counts()).deprovisioned === 2, 100);
 
     await first.proc.kill("SIGKILL");
     await e.startWorker();
     // whatever the new worker runs again, the held ones stay held
     for (const id of ids) await queues.enqueue("wf", "user", id);
-    await until("the new worker idle", 30000, idle, 100);
+    await until("the new worker idle", 60000, idle, 100);
     expect(await held()).toBe(4);
     expect(await activeOnPlatform()).toBe(4);
 
     const a = await answerBrake({ redis: e.redis, keyPrefix: e.prefix, enqueue: (d, kind, id) => queues.enqueue(d, kind, id) }, "wf", "confirm", "tester");
     expect(a).toEqual({ answered: true, count: 4 });
-    await until("every user deactivated", 30000, async () => (await activeOnPlatform()) === 0, 100);
+    await until("every user deactivated", 60000, async () => (await activeOnPlatform()) === 0, 100);
     expect(await held()).toBe(0);
     expect(await e.diff()).toEqual([]);
   }, 120000);

@@ -7,7 +7,9 @@
  *   P brake:released  HASH  "<kind>:<id>" -> desired-state version an operator let stay (cancel)
  *   P brake:pass      HASH  "<kind>:<id>" -> "1": confirmed by an operator, passes the brake once
  *   P brake:audit     LIST  holds, confirmations and cancellations (JSON), newest first, 100 kept
- * The gate is one script (commands/brakeAdmit-5.lua) that receives every key it touches in KEYS.
+ * A resource the brake knows of (held, released, passing) carries `bk` in its sync-state hash, so a reconcile
+ * asks the brake to forget it only then. The gate is one script (commands/brakeAdmit-6.lua) that receives
+ * every key it touches in KEYS.
  */
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys, SyncStateKeys, type SyncKind } from "../../store";
@@ -57,6 +59,7 @@ export class BrakeKeys {
   readonly pass: string;
   readonly audit: string;
   readonly synced: string;
+  private readonly state: SyncStateKeys;
   constructor(keyPrefix: string, dir: string) {
     const p = new DirectoryKeys(keyPrefix, dir).prefix;
     this.window = `${p}brake:window`;
@@ -64,7 +67,13 @@ export class BrakeKeys {
     this.released = `${p}brake:released`;
     this.pass = `${p}brake:pass`;
     this.audit = `${p}brake:audit`;
-    this.synced = new SyncStateKeys(keyPrefix, dir).status("synced");
+    this.state = new SyncStateKeys(keyPrefix, dir);
+    this.synced = this.state.status("synced");
+  }
+
+  /** The sync-state hash of a resource (its `bk` field). */
+  record(kind: SyncKind, id: string): string {
+    return this.state.record(kind, id);
   }
 }
 
@@ -78,10 +87,10 @@ export class BrakeStore {
     return new BrakeKeys(this.keyPrefix, dir);
   }
 
-  /** The gate: counts one deprovision, or holds it (brakeAdmit-5.lua). */
+  /** The gate: counts one deprovision, or holds it (brakeAdmit-6.lua). */
   admit(dir: string, item: HeldDeprovision, limits: BrakeLimits, bypass = false): Promise<BrakeVerdict> {
     const k = this.keys(dir);
-    return this.redis.brakeAdmit(k.window, k.held, k.released, k.pass, k.synced, `${item.kind}:${item.id}`, String(Date.now()),
+    return this.redis.brakeAdmit(k.window, k.held, k.released, k.pass, k.synced, k.record(item.kind, item.id), `${item.kind}:${item.id}`, String(Date.now()),
       String(limits.windowMs), String(limits.max), String(limits.percent), String(limits.minimum), JSON.stringify(item), item.version, bypass ? "1" : "0");
   }
 
@@ -89,7 +98,7 @@ export class BrakeStore {
   async clear(dir: string, kind: SyncKind, id: string): Promise<void> {
     const k = this.keys(dir);
     const m = `${kind}:${id}`;
-    await this.redis.multi().hdel(k.held, m).hdel(k.released, m).hdel(k.pass, m).exec();
+    await this.redis.multi().hdel(k.held, m).hdel(k.released, m).hdel(k.pass, m).hdel(k.record(kind, id), "bk").exec();
   }
 
   /** How many deprovisions are held, and how many the window counts now. */
@@ -124,15 +133,19 @@ export class BrakeStore {
     if (!items.length) return;
     const k = this.keys(dir);
     const ms = items.map((it) => `${it.kind}:${it.id}`);
-    await this.redis.multi().hset(k.pass, ...ms.flatMap((m) => [m, "1"])).hdel(k.held, ...ms).exec();
+    const multi = this.redis.multi().hset(k.pass, ...ms.flatMap((m) => [m, "1"])).hdel(k.held, ...ms);
+    for (const it of items) multi.hset(k.record(it.kind, it.id), "bk", "pass");
+    await multi.exec();
   }
 
   /** Cancelled: the items leave the hold and stay as they are on the platform until the IdP changes them. */
   async release(dir: string, items: HeldDeprovision[]): Promise<void> {
     if (!items.length) return;
     const k = this.keys(dir);
-    await this.redis.multi().hset(k.released, ...items.flatMap((it) => [`${it.kind}:${it.id}`, it.version]))
-      .hdel(k.held, ...items.map((it) => `${it.kind}:${it.id}`)).exec();
+    const multi = this.redis.multi().hset(k.released, ...items.flatMap((it) => [`${it.kind}:${it.id}`, it.version]))
+      .hdel(k.held, ...items.map((it) => `${it.kind}:${it.id}`));
+    for (const it of items) multi.hset(k.record(it.kind, it.id), "bk", "released");
+    await multi.exec();
   }
 
   /** Appends an audit entry (100 kept). */

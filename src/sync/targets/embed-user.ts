@@ -63,13 +63,13 @@ export async function reconcileEmbedUser(c: ReconcileContext, id: string): Promi
   }
   if (desired.body.active === false) return deprovision(c, id, embedExternalId(desired, embed));
 
-  // an active user is no deprovision: one of it the brake holds is cancelled
-  await c.brake?.clear(dirId, "user", id);
   const externalId = embedExternalId(desired, embed);
   if (!externalId) throw new MappingError(`user has no value for ${embed.externalIdAttribute}, which the directory maps to the platform externalId`);
   // another IdP user of this directory with the same externalId is never merged into this one's external user
   const claimed = await claimPlatformName(c, "u", id, externalId);
   const st = await c.state.get(dirId, "user", id);
+  // an active user is no deprovision: one of it the brake knows of is forgotten
+  if (st.brake) await c.brake?.clear(dirId, "user", id);
   if (st.externalId && st.externalId !== externalId) {
     // the user's externalId changed (e.g. a userName rename): clear the old external user first
     await ensureOwned(c, "user", st.externalId);

@@ -9,6 +9,8 @@
     KEYS[3]  <P>brake:released  HASH  "<kind>:<id>" -> desired-state version the operator let stay
     KEYS[4]  <P>brake:pass      HASH  "<kind>:<id>" -> "1": confirmed by an operator, passes once
     KEYS[5]  <P>s:st:synced     SET   resources the directory manages on the platform (for the percent limit)
+    KEYS[6]  <P>s:<k>:<id>      HASH  the resource's sync state: field `bk` says the brake knows of it (held,
+                                      released or pass), so that only then a re-activation asks it to forget
     ARGV[1]  "<kind>:<id>"
     ARGV[2]  now (ms)
     ARGV[3]  window (ms)
@@ -24,17 +26,23 @@
   "released" (an operator let it stay; the IdP has not changed it since)
 ]]
 local m = ARGV[1]
-if redis.call('HDEL', KEYS[4], m) == 1 then return 'pass' end
+local function hold(verdict)
+  redis.call('HSET', KEYS[2], m, ARGV[7])
+  redis.call('HSET', KEYS[6], 'bk', 'held')
+  return verdict
+end
+if redis.call('HDEL', KEYS[4], m) == 1 then
+  redis.call('HDEL', KEYS[6], 'bk')
+  return 'pass'
+end
 local rel = redis.call('HGET', KEYS[3], m)
 if rel then
   if rel == ARGV[8] then return 'released' end
   redis.call('HDEL', KEYS[3], m)
+  redis.call('HDEL', KEYS[6], 'bk')
 end
 if ARGV[9] == '1' then return 'pass' end
-if redis.call('HEXISTS', KEYS[2], m) == 1 then
-  redis.call('HSET', KEYS[2], m, ARGV[7])
-  return 'held'
-end
+if redis.call('HEXISTS', KEYS[2], m) == 1 then return hold('held') end
 local now = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[3]))
 -- a retried deprovision was counted once already
@@ -44,10 +52,7 @@ local limit = tonumber(ARGV[4])
 local byPercent = math.floor((redis.call('SCARD', KEYS[5]) + counted) * tonumber(ARGV[5]) / 100)
 if byPercent >= tonumber(ARGV[6]) and byPercent < limit then limit = byPercent end
 local holding = redis.call('HLEN', KEYS[2]) > 0
-if holding or counted >= limit then
-  redis.call('HSET', KEYS[2], m, ARGV[7])
-  if holding then return 'held' end
-  return 'engaged'
-end
+if holding then return hold('held') end
+if counted >= limit then return hold('engaged') end
 redis.call('ZADD', KEYS[1], now, m)
 return 'pass'
