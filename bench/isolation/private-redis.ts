@@ -4,6 +4,7 @@
  * 10 ms or more, is what one tenant's work cost every other tenant on that Redis.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { defineStoreCommands } from "../../src/store/scripts";
@@ -56,7 +57,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         if (us > longestUs) {
           longestUs = us;
           const [cmd, a1, , a3] = args.map(String);
-          longest = cmd.toLowerCase() === "evalsha" ? `${names.get(a1) ?? a1.slice(0, 8)} ${(a3 ?? "").replace(keyPrefix, "")}` : args.slice(0, 2).map((a) => String(a).replace(keyPrefix, "")).join(" ");
+          // EVAL (the first call of a script, before Redis has it) carries the text: named by its sha1 too
+          const sha = cmd.toLowerCase() === "eval" ? createHash("sha1").update(a1).digest("hex") : a1;
+          // (the slow log cuts long arguments: a cut text is shown by its first words)
+          const script = names.get(sha) ?? (cmd.toLowerCase() === "eval" ? `EVAL "${a1.replace(/\s+/g, " ").slice(0, 40)}…"` : sha.slice(0, 8));
+          longest = /^eval(sha)?$/i.test(cmd) ? `${script} ${(a3 ?? "").replace(keyPrefix, "")}` : args.slice(0, 2).map((a) => String(a).replace(keyPrefix, "")).join(" ");
         }
       }
       return { count: entries.length, longestUs, longest };

@@ -172,6 +172,7 @@ async function main(): Promise<void> {
     const slowAlone = await r.slowCalls(prefix);
     alone.push({ p50: sa.p50, p99: sa.p99, slow: slowAlone.count, longestMs: slowAlone.longestUs / 1000, e503: count503(a), rss: stopRss() });
     tableRow("victim alone", sa);
+    console.log(`  Redis calls ≥ 10 ms: ${slowAlone.count}; machine load average ${os.loadavg()[0].toFixed(1)} (other work on the machine disturbs every figure)`);
     for (const name of SCENARIOS) {
       const s = scenarios[name];
       if (!s) throw new Error(`unknown scenario ${name}: BENCH_SCENARIOS takes ${Object.keys(scenarios).join(",")}`);
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
         if (out.heavy.errors.size) console.log(`  "heavy" answers other than expected: ${[...out.heavy.errors].map(([k, v]) => `${k} × ${v}`).join(", ")}`);
       }
       const e503 = count503(out.victim, ...(typeof out.heavy === "string" ? [] : [out.heavy]));
-      console.log(`  Redis calls ≥ 10 ms: ${slow.count}${slow.count ? `, longest ${fmt(slow.longestUs / 1000)} ms (${slow.longest})` : ""}; 503s: ${e503}; server RSS peak ${fmt(rss)} MiB`);
+      console.log(`  Redis calls ≥ 10 ms: ${slow.count}${slow.count ? `, longest ${fmt(slow.longestUs / 1000)} ms (${slow.longest})` : ""}; 503s: ${e503}; server RSS peak ${fmt(rss)} MiB; load average ${os.loadavg()[0].toFixed(1)}`);
       const list = results.get(name) ?? [];
       list.push({ p50: sv.p50, p99: sv.p99, slow: slow.count, longestMs: slow.longestUs / 1000, e503, rss });
       results.set(name, list);

@@ -29,7 +29,7 @@ export function victimLoad(base: string, clients: number, users: number, tag: st
 /** heavy: worst-case filters through POST /Users/.search. */
 export function filterLoad(base: string, clients: number, durationMs: number): LoadSpec {
   return {
-    concurrency: clients, durationMs, hardStopMs: durationMs + 60_000, expect: [200],
+    concurrency: clients, durationMs, hardStopMs: durationMs + 60_000, expect: [200], honourRetryAfter: true,
     next: (seq) => ({ method: "POST", path: `${base}/Users/.search`, body: JSON.stringify({ filter: worstFilter(seq, 4096, 64), count: 10 }) }),
     check: (body) => (JSON.parse(body) as { totalResults?: number }).totalResults === 0,
   };
@@ -38,7 +38,7 @@ export function filterLoad(base: string, clients: number, durationMs: number): L
 /** heavy: `GET /Groups/<id>` of the big group, members and all. */
 export function groupReadLoad(base: string, clients: number, groupId: string, members: number, durationMs: number): LoadSpec {
   return {
-    concurrency: clients, durationMs, hardStopMs: durationMs + 120_000, expect: [200],
+    concurrency: clients, durationMs, hardStopMs: durationMs + 120_000, expect: [200], honourRetryAfter: true,
     next: () => ({ method: "GET", path: `${base}/Groups/${groupId}` }),
     check: (body) => (JSON.parse(body) as { members?: unknown[] }).members?.length === members,
   };
@@ -55,7 +55,7 @@ export function bigPatchLoad(base: string, clients: number, groupId: string, use
     Operations: userIds.slice(c * ops, (c + 1) * ops).map((value) => ({ op, path: "members", value: [{ value }] })),
   })));
   return {
-    concurrency: clients, durationMs, hardStopMs: durationMs + 120_000, expect: [204],
+    concurrency: clients, durationMs, hardStopMs: durationMs + 120_000, expect: [204], honourRetryAfter: true,
     next: (_seq, client, round) => ({ method: "PATCH", path: `${base}/Groups/${groupId}`, body: bodies[client][round % 2] }),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 
 /** One request of a run; `tag` groups latencies (e.g. "add" / "remove"). */
@@ -33,6 +34,8 @@ export interface LoadSpec {
   expect: number[];
   /** Reads the body and checks it (the body is discarded unread when absent). */
   check?(body: string, req: LoadRequest): boolean;
+  /** A client answered 429 with Retry-After waits that long before its next request (as Okta and Entra do), within the run's time. */
+  honourRetryAfter?: boolean;
 }
 
 export interface LoadResult {
@@ -95,6 +98,11 @@ export async function runLoad(pool: Pool, auth: string, spec: LoadSpec): Promise
         } else {
           const key = `HTTP ${res.statusCode}${spec.expect.includes(res.statusCode) ? " (unexpected body)" : ""}`;
           result.errors.set(key, (result.errors.get(key) ?? 0) + 1);
+          const wait = Number(res.headers["retry-after"]) * 1000;
+          if (spec.honourRetryAfter && res.statusCode === 429 && wait > 0) {
+            const left = spec.durationMs === undefined ? wait : spec.durationMs - (performance.now() - start);
+            if (left > 0) await sleep(Math.min(wait, left));
+          }
         }
       } catch (err) {
         inFlight.delete(seq);

@@ -320,7 +320,7 @@ export const configSchema = strictObject({
          */
         maxConcurrentScans: z.number().int().positive().default(1),
         /** Heavy requests of one directory that may wait for a turn in one server process; more get 429 + Retry-After. */
-        maxQueuedScans: z.number().int().nonnegative().default(16),
+        maxQueuedScans: z.number().int().nonnegative().default(4),
         /** SCIM requests of one directory in progress at once in one server process; more get 429 + Retry-After. */
         maxConcurrentRequests: z.number().int().positive().default(64),
         /** Seconds sent in Retry-After with a 429 of the limits above. */
