@@ -329,6 +329,11 @@ export const configSchema = strictObject({
         maxPatchOperations: z.number().int().positive().default(1000),
         /** Longest userName, displayName and externalId accepted, in characters (400 invalidValue beyond). */
         maxIdentifierLength: z.number().int().positive().max(65536).default(1024),
+        /**
+         * Seconds an identical retry of a POST whose answer was lost (Redis stalled past redis.writeSettleMs,
+         * answered 503) is answered with what that POST created instead of creating it again; 0: off.
+         */
+        lostCreateSeconds: z.number().int().nonnegative().max(86400).default(300),
         /** Largest member list a single group may hold. */
         maxGroupMembers: z.number().int().positive().default(200000),
         /**

@@ -22,6 +22,8 @@ import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
 import { scimJsonBody } from "./json-body";
 import { collapseSlashes } from "./path-slashes";
+import { LostCreateStore } from "./lost-creates/lost-create-store";
+import { LostCreates } from "./lost-creates/lost-creates";
 import { discoveryRouter } from "./discovery/discovery-router";
 import { ScanGate } from "./query/scan-gate";
 import { RequestShare } from "./fairness/request-share";
@@ -115,6 +117,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   const sortIndexes = new SortIndexStore(users.connection, config.redis.keyPrefix);
   const cursors = new CursorCodec(new CursorKeyStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.cursorTimeoutSeconds);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
+  const lostCreates = new LostCreates(new LostCreateStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.lostCreateSeconds, logger);
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
@@ -124,7 +127,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     const directoryId = String(req.params.directoryId);
     const dirConfig = registry.get(directoryId)?.dir;
     const ctx: ScimContext = {
-      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors, sortIndexes,
+      directoryId, base: `${publicBase}/scim/v2/${directoryId}`, settings, scans, cursors, sortIndexes, lostCreates,
       // a write request's stores note whether it changed anything (the activity trail records changes only)
       ...(req.method === "GET" ? { users, groups } : { users: noteChanges(users, res), groups: noteChanges(groups, res) }),
       writeOptions: writeOptionsOf(dirConfig),

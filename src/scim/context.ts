@@ -9,6 +9,7 @@ import type { GroupStore, UserStore, WriteOptions } from "../store";
 import type { ScanGate } from "./query/scan-gate";
 import type { CursorCodec } from "./cursor/cursor-codec";
 import type { SortIndexStore } from "./sorting/sort-index-store";
+import type { LostCreates } from "./lost-creates/lost-creates";
 
 /** SCIM settings from config (`scim.*`). */
 export interface ScimSettings {
@@ -51,6 +52,8 @@ export interface ScimContext {
   /** Refuse attributes the directory does not have instead of ignoring them (`strict`). */
   strict: boolean;
   logger?: Logger;
+  /** Answers an identical retry of a create whose answer was lost with what it created (lost-creates/). */
+  lostCreates: LostCreates;
 }
 
 /** The context of the current request (set by the directory router after authentication). */

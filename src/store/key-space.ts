@@ -33,6 +33,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:seq", type: "STRING", module: "keys.ts", match: (kp) => dir(kp, "seq") },
   { pattern: "<kp>:{<dir>}:mgq", type: "STREAM", module: "keys.ts (member-of-drain.ts)", match: (kp) => dir(kp, "mgq") },
   { pattern: "<kp>:{<dir>}:rq:<request>", type: "STRING", module: "keys.ts (write-settle.ts)", match: (kp) => dir(kp, "rq:.+") },
+  { pattern: "<kp>:{<dir>}:lc:<u|g>:<sha256>", type: "STRING", module: "scim/lost-creates/lost-create-store.ts", match: (kp) => dir(kp, "lc:[ug]:[0-9a-f]{64}") },
   { pattern: "<kp>:{<dir>}:ix:<un|uxs|ue|udn|gns|gxs>", type: "HASH or ZSET", module: "keys.ts", match: (kp) => dir(kp, "ix:(un|ux|uxs|ue|udn|gn|gns|gx|gxs)") },
   { pattern: "<kp>:{<dir>}:sx:<u|g>:<un|dn|m>", type: "ZSET", module: "keys.ts", match: (kp) => dir(kp, "sx:(u:(un|dn|m)|g:(dn|m))") },
   { pattern: "<kp>:{<dir>}:sx:ready", type: "STRING", module: "keys.ts", match: (kp) => dir(kp, "sx:ready") },

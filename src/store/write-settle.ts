@@ -22,6 +22,11 @@ export const WRITE_RESULT_TTL_SECONDS = 120;
 /** Errors after which the command may or may not have run. A command never sent (offline) is not one. */
 const OUTCOME_UNKNOWN = /Command timed out|Connection is closed|ECONNRESET|EPIPE|MaxRetriesPerRequest|Reached the max retries/i;
 
+/** True when a write failed without anyone knowing whether it committed (it may commit once Redis answers). */
+export function writeOutcomeUnknown(err: unknown): boolean {
+  return OUTCOME_UNKNOWN.test(message(err));
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function message(err: unknown): string {

@@ -116,10 +116,12 @@ export function groupsRouter(): Router {
     const c = scimContext(res);
     const skipped: string[] = [];
     const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined, c.settings.maxIdentifierLength);
-    const id = crypto.randomUUID();
+    let id: string;
     try {
-      const r = await c.groups.write(c.directoryId, id, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
-      noteSkipped(res, skipped, r.skippedMembers);
+      ({ id } = await c.lostCreates.create(c.directoryId, "g", req.body, async (g) => !!(await c.groups.get(c.directoryId, g, false)), async (g) => {
+        const r = await c.groups.write(c.directoryId, g, { ...c.writeOptions, mode: "create", body, memberOps: members?.length ? [{ op: "replace", members }] : [] });
+        noteSkipped(res, skipped, r.skippedMembers);
+      }));
     } catch (err) { throw toScimError(err); }
     await respondWith(req, res, id, 201);
   });

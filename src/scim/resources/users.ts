@@ -69,11 +69,16 @@ export function usersRouter(): Router {
     const c = scimContext(res);
     const { body, ignored } = userBody(req.body, c.settings.maxIdentifierLength);
     handleIgnored(res, ignored, "invalidSyntax");
-    const id = crypto.randomUUID();
-    let meta;
+    let meta: Awaited<ReturnType<typeof c.users.write>> | undefined;
+    let created: { id: string; earlier: boolean };
     try {
-      meta = await c.users.write(c.directoryId, id, body, "create", undefined, c.writeOptions);
+      created = await c.lostCreates.create(c.directoryId, "u", req.body, async (u) => !!(await c.users.get(c.directoryId, u)), async (u) => {
+        meta = await c.users.write(c.directoryId, u, body, "create", undefined, c.writeOptions);
+      });
     } catch (err) { throw toScimError(err); }
+    const { id } = created;
+    // an earlier attempt of this create (its answer lost) made the user: answer it as it is now
+    if (created.earlier || !meta) return respondWith(req, res, await load(res, id), 201);
     // a new user is in no group yet (User.groups is read-only), so the write's meta is the whole record
     respondWith(req, res, { id, body, groups: [], version: meta.version, created: meta.created, lastModified: meta.lastModified }, 201);
   });

@@ -1,0 +1,33 @@
+/**
+ * Fingerprints of creates whose outcome is unknown, in Redis (policy: lost-creates.ts). One short-lived
+ * string per fingerprint, in the directory's hash slot:
+ *
+ *   <kp>:{<dir>}:lc:<u|g>:<sha256 of the body>   STRING  the id the create was given; EX scim.lostCreateSeconds
+ */
+import type { RedisConnection } from "../../store/connection";
+import { DirectoryKeys } from "../../store/keys";
+
+export type CreateKind = "u" | "g";
+
+export class LostCreateStore {
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+
+  private key(dir: string, kind: CreateKind, fingerprint: string): string {
+    const p = new DirectoryKeys(this.keyPrefix, dir).prefix;
+    return `${p}lc:${kind}:${fingerprint}`;
+  }
+
+  /** Records that a create of `id` with this fingerprint may have committed, for `seconds`. */
+  async remember(dir: string, kind: CreateKind, fingerprint: string, id: string, seconds: number): Promise<void> {
+    await this.redis.set(this.key(dir, kind, fingerprint), id, "EX", Math.max(1, Math.ceil(seconds)));
+  }
+
+  /** The id of a create with this fingerprint whose outcome was unknown, if one is remembered. */
+  async find(dir: string, kind: CreateKind, fingerprint: string): Promise<string | undefined> {
+    return (await this.redis.get(this.key(dir, kind, fingerprint))) ?? undefined;
+  }
+
+  async forget(dir: string, kind: CreateKind, fingerprint: string): Promise<void> {
+    await this.redis.del(this.key(dir, kind, fingerprint));
+  }
+}
