@@ -122,7 +122,8 @@ describe("GET /Users?filter=…", () => {
       reads.mockClear();
       const full = await request(s.app).get("/scim/v2/acme/Groups").query({ filter: 'displayName eq "Lookup Once"' }).set(s.auth());
       expect(full.body.Resources[0].members.map((m: { value: string }) => m.value)).toEqual([alice]);
-      expect(reads.mock.calls.map((c) => c[3])).toEqual([false, true]);
+      // read again with its members, as many as one bounded read takes (more are streamed)
+      expect(reads.mock.calls.map((c) => c[3])).toEqual([false, "sliced"]);
       reads.mockClear();
       const byMember = await request(s.app).get("/scim/v2/acme/Groups").query({ filter: `members[value eq "${alice}"] and displayName eq "Lookup Once"` }).set(s.auth());
       expect(byMember.body.Resources[0].members.map((m: { value: string }) => m.value)).toEqual([alice]);

@@ -77,7 +77,7 @@ describe("GET /Groups/<id> of a group larger than one slice", () => {
         let text = ""; r.setEncoding("utf8"); r.on("data", (c: string) => { text += c; }); r.on("end", () => cb(null, text));
       });
       expect(res.status).toBe(200);
-      expect(res.headers["content-type"]).toBe("application/scim+json; charset=utf-8");
+      expect(res.headers["content-type"]).toBe("application/scim+json");
       const rec = (await s.groups.get("acme", id, false))!;
       expect(res.headers.etag).toBe(`W/"${rec.version}"`);
       const text = res.body as string;
@@ -93,6 +93,25 @@ describe("GET /Groups/<id> of a group larger than one slice", () => {
       }
     }
   });
+
+  it.each<Record<string, string>>([{}, { attributes: "members.value,displayName" }, { excludedAttributes: "members.display" }])(
+    "should stream a page of groups byte for byte as the whole ListResponse (%j)", async (query: Record<string, string>) => {
+      const res = await request(s.app).get(G).query({ ...query, startIndex: "1", count: "10" }).set(s.auth()).buffer(true).parse((r, cb) => {
+        let text = ""; r.setEncoding("utf8"); r.on("data", (c: string) => { text += c; }); r.on("end", () => cb(null, text));
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers["content-type"]).toBe("application/scim+json");
+      expect(res.headers["transfer-encoding"]).toBe("chunked");
+      const text = res.body as string;
+      const page = JSON.parse(text) as { totalResults: number; Resources: Array<{ id: string; members?: Array<{ value: string }> }> };
+      expect(page.Resources.map((g) => g.id).sort()).toEqual([subgroup, ...ids.values()].sort());
+      const whole: string[] = [];
+      for (const g of page.Resources) whole.push(await wholeAnswer(g.id, (g.members ?? []).map((m) => m.value), query));
+      const head = JSON.stringify({ schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], totalResults: page.totalResults, startIndex: 1, itemsPerPage: page.Resources.length });
+      expect(text).toBe(`${head.slice(0, -1)},"Resources":[${whole.join(",")}]}`);
+      const big = page.Resources.find((g) => g.id === ids.get(2 * MEMBER_SLICE + 500))!;
+      expect(big.members!.map((m) => m.value).sort()).toEqual((await s.redis.hkeys(s.groups.keys("acme").groupMembers(big.id))).sort());
+    });
 
   it("should answer a created group of many members with its Location, streamed", async () => {
     const values = (await users("sc", MEMBER_SLICE + 10));

@@ -1,6 +1,7 @@
 /**
- * A group's JSON answer as a sequence of text chunks, its members read slice by slice (store
- * memberSlices), so a request holds one slice of a large group at a time, never the whole answer. The
+ * A group's JSON answer; for a group whose members did not fit one bounded read, a sequence of text chunks,
+ * its members read slice by slice (store memberSlices), so a request holds one slice of a large group at a
+ * time, never the whole answer. The
  * concatenated chunks are byte for byte `JSON.stringify(project(groupResource(rec), projection))` of the
  * same members in the same order: the head is projected once with a stand-in member to learn where
  * `members` sits among the kept attributes, and each slice is projected with the request's projection.
@@ -38,14 +39,16 @@ function sliceElements(rec: GroupRecord, base: string, p: Projection, members: M
 }
 
 /**
- * The chunks of `rec`'s answer. Members are read from the store in slices when the record came without
- * them (`members` undefined, memberCount > 0) and the projection keeps them; otherwise one chunk.
+ * `rec` as the answer shows it: its JSON when it came with its members or the projection leaves them out,
+ * else the chunks of its text, its members read from the store in slices (`members` undefined and
+ * memberCount > 0: the bounded read left them out).
  */
-export async function* groupAnswer(groups: GroupStore, directoryId: string, rec: GroupRecord, base: string, p: Projection): AsyncGenerator<string> {
-  if (rec.members || rec.memberCount === 0 || !keepsAttribute(p, "members")) {
-    yield JSON.stringify(project(groupResource(rec, base), p));
-    return;
-  }
+export function groupAnswer(groups: GroupStore, directoryId: string, rec: GroupRecord, base: string, p: Projection): Json | AsyncIterable<string> {
+  if (rec.members || rec.memberCount === 0 || !keepsAttribute(p, "members")) return project(groupResource(rec, base), p);
+  return memberChunks(groups, directoryId, rec, base, p);
+}
+
+async function* memberChunks(groups: GroupStore, directoryId: string, rec: GroupRecord, base: string, p: Projection): AsyncGenerator<string> {
   const { open, close } = frame(rec, base, p);
   yield open;
   let first = true;

@@ -31,7 +31,7 @@ function wantsMembers(p: Projection): boolean {
 
 async function list(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
-  await sendListPage(res, c, "Groups", [groupSource(c, wantsMembers(p.projection), p.filter)], p, (x) => project(groupResource(x.rec as GroupRecord, c.base), p.projection));
+  await sendListPage(res, c, "Groups", [groupSource(c, wantsMembers(p.projection), p.filter)], p, (x) => groupAnswer(c.groups, c.directoryId, x.rec as GroupRecord, c.base, p.projection));
 }
 
 /**

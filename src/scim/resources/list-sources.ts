@@ -39,7 +39,8 @@ export function groupSource(c: ScimContext, withMembers: boolean, filter: Filter
     ids: (s, e) => c.groups.ids(dir, s, e),
     idsAfter: (after, limit) => c.groups.idsAfter(dir, after, limit),
     seqsOf: (ids) => c.groups.seqsOf(dir, ids),
-    read: (ids, purpose) => c.groups.find(dir, "id", ids, purpose === "response" ? withMembers : forFilter),
+    // the response's members within one bounded read; a group beyond it is streamed (group-answer.ts)
+    read: (ids, purpose) => c.groups.find(dir, "id", ids, purpose === "response" ? withMembers && "sliced" : forFilter),
     lookup: (index, values) => c.groups.find(dir, index as never, values, forFilter),
     lookupServesResponse: forFilter === withMembers,
     view: (r) => groupResource(r, c.base),

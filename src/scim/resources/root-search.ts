@@ -17,12 +17,15 @@ import type { ListSource } from "../query/list";
 import { groupSource, userSource } from "./list-sources";
 import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
-import { groupResource, userResource } from "./representation";
+import { userResource } from "./representation";
+import { groupAnswer } from "./group-answer";
 
 async function search(res: Response, p: ListParams): Promise<void> {
   const c = scimContext(res);
   const sources = [userSource(c), groupSource(c, keepsAttribute(p.projection, "members"), p.filter)] as Array<ListSource<{ id: string; created: string }>>;
-  await sendListPage(res, c, "", sources, p, (x) => project(x.source === 0 ? userResource(x.rec as UserRecord, c.base) : groupResource(x.rec as GroupRecord, c.base), p.projection));
+  await sendListPage(res, c, "", sources, p, (x) => x.source === 0
+    ? project(userResource(x.rec as UserRecord, c.base), p.projection)
+    : groupAnswer(c.groups, c.directoryId, x.rec as GroupRecord, c.base, p.projection));
 }
 
 /** The root query endpoints (mounted under the directory router). */

@@ -6,8 +6,7 @@
  * which the client sees as an incomplete answer rather than a wrong one.
  */
 import type { Response } from "express";
-
-const SCIM_JSON = "application/scim+json; charset=utf-8";
+import { SCIM_MEDIA_TYPE, sendScimJson } from "../scim-json";
 
 /** Resolves when the socket has taken what was written, or is gone. */
 function drained(res: Response): Promise<void> {
@@ -19,20 +18,23 @@ function drained(res: Response): Promise<void> {
 }
 
 /**
- * Writes `chunks` as the body of a `status` answer, with the headers already set on `res`. An answer of
- * one chunk is sent whole (with its Content-Length); errors before the second chunk are still thrown to
- * the caller, so they become SCIM errors.
+ * Sends `answer` with `status` and the headers already set on `res`: JSON whole (with its Content-Length),
+ * chunks as they come. An answer of one chunk is sent whole too; errors before the second chunk are still
+ * thrown to the caller, so they become SCIM errors.
  */
-export async function sendChunks(res: Response, status: number, chunks: AsyncIterable<string>): Promise<void> {
-  const it = chunks[Symbol.asyncIterator]();
+export async function sendChunks(res: Response, status: number, answer: Record<string, unknown> | AsyncIterable<string>): Promise<void> {
+  if (typeof (answer as AsyncIterable<string>)[Symbol.asyncIterator] !== "function") {
+    sendScimJson(res.status(status), JSON.stringify(answer));
+    return;
+  }
+  const it = (answer as AsyncIterable<string>)[Symbol.asyncIterator]();
   const first = await it.next();
   let next = first.done ? first : await it.next();
   if (next.done) {
-    res.status(status).setHeader("Content-Type", SCIM_JSON);
-    res.send(first.done ? "" : first.value);
+    sendScimJson(res.status(status), first.done ? "" : first.value);
     return;
   }
-  res.status(status).setHeader("Content-Type", SCIM_JSON);
+  res.status(status).setHeader("Content-Type", SCIM_MEDIA_TYPE);
   try {
     res.write(first.value);
     while (!next.done) {
