@@ -108,4 +108,19 @@ describe("declared extension attributes", () => {
     expect(res.body.schemas).toEqual([CORE, ENT, CUSTOM]);
     expect(res.body[ENT]).toEqual({ department: "R&D" });
   });
+
+  it("should advertise them in this directory's /Schemas and /ResourceTypes only", async () => {
+    const schemas = (dir: "acme" | "globex") => request(s.app).get(`/scim/v2/${dir}/Schemas`).set(s.auth(dir));
+    const ids = (res: request.Response) => (res.body.Resources as Array<{ id: string }>).map((d) => d.id);
+    expect(ids(await schemas("acme"))).toContain(CUSTOM);
+    expect(ids(await schemas("globex"))).not.toContain(CUSTOM);
+    const doc = await request(s.app).get(`/scim/v2/acme/Schemas/${CUSTOM}`).set(s.auth());
+    expect(doc.body.attributes.map((a: { name: string; type: string; multiValued: boolean }) => [a.name, a.type, a.multiValued])).toEqual([
+      ["CostCenterCode", "string", false], ["Badge", "integer", false], ["Contractor", "boolean", false], ["Skills", "string", true], ["Hired", "dateTime", false],
+    ]);
+    expectScimError(await request(s.app).get(`/scim/v2/globex/Schemas/${CUSTOM}`).set(s.auth("globex")), 404);
+    const user = async (dir: "acme" | "globex") => (await request(s.app).get(`/scim/v2/${dir}/ResourceTypes/User`).set(s.auth(dir))).body.schemaExtensions;
+    expect(await user("acme")).toEqual([{ schema: ENT, required: false }, { schema: CUSTOM, required: false }]);
+    expect(await user("globex")).toEqual([{ schema: ENT, required: false }]);
+  });
 });

@@ -25,6 +25,7 @@ function notImplemented(what: string): never {
 }
 
 const base = (res: Response) => scimContext(res).base;
+const declared = (res: Response) => scimContext(res).extensions;
 
 /** Router for the discovery endpoints, /Me and /Bulk (mounted under the directory router). */
 export function discoveryRouter(): Router {
@@ -37,10 +38,10 @@ export function discoveryRouter(): Router {
     next();
   });
   r.get("/ServiceProviderConfig", (_req, res) => sendResource(res, 200, serviceProviderConfig(scimContext(res).settings, base(res))));
-  r.get("/ResourceTypes", async (_req, res) => { const all = await resourceTypeList(base(res)); sendList(res, all.length, 1, all); });
-  r.get("/ResourceTypes/:id", async (req, res) => sendResource(res, 200, await resourceTypeById(req.params.id, base(res))));
-  r.get("/Schemas", async (_req, res) => { const all = await schemaList(base(res)); sendList(res, all.length, 1, all); });
-  r.get("/Schemas/:id", async (req, res) => sendResource(res, 200, await schemaById(req.params.id, base(res))));
+  r.get("/ResourceTypes", async (_req, res) => { const all = await resourceTypeList(base(res), declared(res)); sendList(res, all.length, 1, all); });
+  r.get("/ResourceTypes/:id", async (req, res) => sendResource(res, 200, await resourceTypeById(req.params.id, base(res), declared(res))));
+  r.get("/Schemas", async (_req, res) => { const all = await schemaList(base(res), declared(res)); sendList(res, all.length, 1, all); });
+  r.get("/Schemas/:id", async (req, res) => sendResource(res, 200, await schemaById(req.params.id, base(res), declared(res))));
   for (const path of ["/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id"]) {
     r.all(path, () => notAllowed(path.replace("/:id", "/{id}")));
   }

@@ -5,12 +5,18 @@
  *   User/Group, …): the bridge accepts other values too (schemas.ts), which [RFC7643§2.3.1] allows, and
  *   draft-zollner-scim-interop-profile (Canonical Values for Typed Attributes) asks that "Service Providers MUST declare the acceptable
  *   `type` values for each such attribute in that attribute's `canonicalValues` property";
+ * - the directory's declared extensions (extensions/documents.ts) after the built-in schemas, and in the
+ *   User resource type's `schemaExtensions`;
  * - `meta.location` under the directory's own base URL (scimmy-routers set a process-wide base path per
  *   request, so concurrent requests of two directories could swap them).
  */
 import SCIMMY from "scimmy";
 import { ScimError } from "../errors";
 import { canonicalValuesOf, setupScimmy, type ResourceKind } from "../schemas";
+import { declaredExtensions, type DeclaredExtensions } from "../extensions/declared";
+import { declaredSchemaDocuments, withDeclaredExtensions } from "../extensions/documents";
+
+const NO_EXTENSIONS = declaredExtensions([]);
 
 type Json = Record<string, unknown>;
 
@@ -53,26 +59,32 @@ function located(doc: Json, resourceType: string, location: string): Json {
   return { ...doc, meta: { ...(doc.meta as Json | undefined), resourceType, location } };
 }
 
-/** Every schema, each with its location under `base`. */
-export async function schemaList(base: string): Promise<Json[]> {
-  return (await load()).schemas.map((d) => located(d, "Schema", `${base}/Schemas/${String(d.id)}`));
+/** The built-in schemas and the directory's declared extensions (extensions/documents.ts). */
+async function schemasOf(declared: DeclaredExtensions): Promise<Json[]> {
+  const own = (await load()).schemas;
+  return declared.empty ? own : [...own, ...declaredSchemaDocuments(declared)];
+}
+
+/** Every schema (the directory's declared extensions included), each with its location under `base`. */
+export async function schemaList(base: string, declared: DeclaredExtensions = NO_EXTENSIONS): Promise<Json[]> {
+  return (await schemasOf(declared)).map((d) => located(d, "Schema", `${base}/Schemas/${String(d.id)}`));
 }
 
 /** One schema by its URN (case-insensitive); 404 when there is none. */
-export async function schemaById(id: string, base: string): Promise<Json> {
-  const doc = (await load()).schemas.find((d) => String(d.id).toLowerCase() === id.toLowerCase());
+export async function schemaById(id: string, base: string, declared: DeclaredExtensions = NO_EXTENSIONS): Promise<Json> {
+  const doc = (await schemasOf(declared)).find((d) => String(d.id).toLowerCase() === id.toLowerCase());
   if (!doc) throw new ScimError(404, undefined, `Schema ${id} not found`);
   return located(doc, "Schema", `${base}/Schemas/${String(doc.id)}`);
 }
 
-/** Every resource type, each with its location under `base`. */
-export async function resourceTypeList(base: string): Promise<Json[]> {
-  return (await load()).resourceTypes.map((d) => located(d, "ResourceType", `${base}/ResourceTypes/${String(d.id)}`));
+/** Every resource type (User's `schemaExtensions` with the declared ones), each with its location under `base`. */
+export async function resourceTypeList(base: string, declared: DeclaredExtensions = NO_EXTENSIONS): Promise<Json[]> {
+  return (await load()).resourceTypes.map((d) => located(withDeclaredExtensions(d, declared), "ResourceType", `${base}/ResourceTypes/${String(d.id)}`));
 }
 
 /** One resource type by id (`User`, `Group`; case-insensitive); 404 when there is none. */
-export async function resourceTypeById(id: string, base: string): Promise<Json> {
+export async function resourceTypeById(id: string, base: string, declared: DeclaredExtensions = NO_EXTENSIONS): Promise<Json> {
   const doc = (await load()).resourceTypes.find((d) => String(d.id).toLowerCase() === id.toLowerCase());
   if (!doc) throw new ScimError(404, undefined, `ResourceType ${id} not found`);
-  return located(doc, "ResourceType", `${base}/ResourceTypes/${String(doc.id)}`);
+  return located(withDeclaredExtensions(doc, declared), "ResourceType", `${base}/ResourceTypes/${String(doc.id)}`);
 }
