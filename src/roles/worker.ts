@@ -217,8 +217,18 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   // (more on a cluster) before the first job could run
   await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));
   await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
+  // a reconcile this process parked for want of the key goes back to the shard at once when a worker holding
+  // the key runs (at most once a second per directory: workers without it never pass it around in a loop)
+  const readmitted = new Map<string, number>();
+  const readmitUnserved = async (dir: string): Promise<void> => {
+    const d = registry.get(dir)?.dir;
+    if (!d || !notServed.has(dir) || Date.now() - (readmitted.get(dir) ?? 0) < 1000) return;
+    readmitted.set(dir, Date.now());
+    if (await keyVars.held(d.platform.apiKeyEnv)) await queues.admit(dir);
+  };
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),
-    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token));
+    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token),
+    readmitUnserved);
 
   // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
   // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).

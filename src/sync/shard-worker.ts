@@ -29,15 +29,20 @@ export type JobProcessor = DirectoryProcessor;
 /** How long a job of a directory this process does not serve, or a paused directory's resync, waits. */
 const RECHECK_MS = 5000;
 
+/** The result of a reconcile this process parked because it does not serve the directory. */
+const NOT_SERVED = "parked: directory not served by this worker";
+
 /** Purges a deleted directory (src/sync/deleting.ts `purgeDeleted`). */
 export type PurgeProcessor = (dir: string, job: Job, token?: string) => Promise<string>;
 
 /**
  * Starts one Worker per shard; `lookup` gives the processor of a directory (undefined: not served here),
- * `purge` runs purge jobs.
+ * `purge` runs purge jobs, `onUnserved` is told of a reconcile parked because this process does not serve
+ * its directory (it may admit it again for a worker that does).
  */
 export function startShardWorkers(
   redis: RedisConnection, queues: SyncQueues, config: Config, logger: Logger, lookup: (dir: string) => JobProcessor | undefined, purge?: PurgeProcessor,
+  onUnserved?: (dir: string) => Promise<void>,
 ): Worker[] {
   const run = async (job: Job, token?: string): Promise<string> => {
     const { dir, kind, id } = job.data as ReconcileJobData;
@@ -52,7 +57,8 @@ export function startShardWorkers(
     if (!processor || (gate.paused && !passesPause)) {
       if (reconcile) {
         await queues.park(dir, kind, id);
-        return processor ? "parked: directory paused" : "parked: directory not served by this worker";
+        if (!processor) await onUnserved?.(dir).catch(() => undefined);
+        return processor ? "parked: directory paused" : NOT_SERVED;
       }
       await job.moveToDelayed(Date.now() + RECHECK_MS, token);
       throw new DelayedError(processor ? "directory paused" : "directory not served by this worker");
@@ -78,7 +84,10 @@ export function startShardWorkers(
       const result = await run(job, token);
       if (job.name === RECONCILE) {
         const { dir, kind, id } = job.data as ReconcileJobData;
-        await queues.release(dir, kind, id, !worker.closing)
+        // a job parked for want of this process's key is not admitted again from here: this worker's
+        // completion would take it straight back (BullMQ's fetch of the next job), round and round, and a
+        // worker that serves the directory would never see it (onUnserved admits it for one)
+        await queues.release(dir, kind, id, !worker.closing && result !== NOT_SERVED)
           .catch((e: Error) => log.warn({ directory: dir, err: { message: e.message } }, "could not free an admission slot (recovered later)"));
       }
       return result;
