@@ -7,7 +7,8 @@
  * (default redis://127.0.0.1:6379; a private redis-server is started if none answers), or the Redis
  * Cluster / Sentinel that REDIS_CLUSTER_NODES / REDIS_SENTINELS name. The simulator
  * listens on SIM_PORT (default 8090; 0: a free port); a SCIM push shows up in its state at
- * http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Stops cleanly on SIGINT/SIGTERM.
+ * http://127.0.0.1:$SIM_PORT/_sim/state (header x-sim-token). Both directories declare one custom User
+ * extension (CostCenterCode), mapped to an embed user attribute in `demo-embed`. Stops cleanly on SIGINT/SIGTERM.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -22,6 +23,12 @@ import { stopRoles } from "../roles/run-roles";
 import { ensureRedis } from "./local-redis";
 import { redisTarget } from "../store/connection";
 
+/** The custom attribute an Entra or Okta admin maps in the docs' walk-through (docs/entra.md, docs/okta.md). */
+const DEMO_EXTENSION = {
+  urn: "urn:ietf:params:scim:schemas:extension:CustomExtensionName:2.0:User",
+  description: "Custom attributes mapped in the IdP",
+  attributes: [{ name: "CostCenterCode", type: "string", description: "Cost centre code" }],
+};
 async function main(): Promise<void> {
   const port = process.env.PORT ?? "8080";
   const simPort = Number(process.env.SIM_PORT ?? 8090);
@@ -53,10 +60,13 @@ async function main(): Promise<void> {
       admin: { tokenHashes: [hashToken(adminToken)] },
       metrics: { workerPort: 0 },
       directories: [
-        { id: "demo", displayName: "Demo directory (workforce)", tokenHashes: [hashToken(token)], target: "workforce", platform },
+        { id: "demo", displayName: "Demo directory (workforce)", tokenHashes: [hashToken(token)], target: "workforce", platform, extensions: [DEMO_EXTENSION] },
         {
-          id: "demo-embed", displayName: "Demo directory (embed)", tokenHashes: [hashToken(embedToken)], target: "embed", platform,
-          embed: { tenantName: "demo-embed", attributeMapping: [{ scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", name: "department", type: "string" }] },
+          id: "demo-embed", displayName: "Demo directory (embed)", tokenHashes: [hashToken(embedToken)], target: "embed", platform, extensions: [DEMO_EXTENSION],
+          embed: { tenantName: "demo-embed", attributeMapping: [
+            { scim: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", name: "department", type: "string" },
+            { scim: `${DEMO_EXTENSION.urn}:CostCenterCode`, name: "costCenter", type: "string" },
+          ] },
         },
       ],
     },
