@@ -97,6 +97,24 @@ export async function setDisabled(d: LifecycleDeps, id: string, disabled: boolea
 
 export type PlatformChoice = "leave" | "deprovision";
 
+/** Checks of a disabled directory's jobs while a delete waits for them to finish. */
+const DRAIN_POLL_MS = 100;
+
+/**
+ * Waits until no job of the directory is admitted into its shard (a disabled directory's jobs that have
+ * not started are parked by the workers; running ones finish), at most long enough for a job's platform
+ * calls to time out. False when some still run.
+ */
+async function jobsFinished(d: LifecycleDeps, id: string): Promise<boolean> {
+  const waitMs = Math.max(10_000, 3 * (d.registry.get(id)?.dir.platform.timeoutMs ?? 0));
+  const end = Date.now() + waitMs;
+  while ((await d.queues.admission.inflight(id)) > 0) {
+    if (Date.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+  }
+  return true;
+}
+
 /** How a delete is asked for: the platform choice, and for `deprovision` the operator's answer. */
 export interface DeleteRequest {
   platform: unknown;
@@ -130,6 +148,11 @@ export async function deleteDirectory(d: LifecycleDeps, id: string, q: DeleteReq
   if (q.confirm || q.cancel) throw new DirectoryChangeError(400, "confirm and cancel answer a delete with platform=deprovision");
   if ((await r.get(id))?.deprovision) {
     throw new DirectoryChangeError(409, `directory "${id}" is being deleted with platform=deprovision: cancel that first (DELETE /admin/directories/${id}?platform=deprovision&cancel=true)`);
+  }
+  // the answer says the directory is gone: no platform call of its may land after it, so the jobs a worker
+  // still runs for it (started before the workers heard of the disable) finish first
+  if (!(await jobsFinished(d, id))) {
+    throw new DirectoryChangeError(503, `directory "${id}" still has platform calls in progress on a worker; nothing was deleted. Retry in a few seconds`);
   }
   await r.remove(id);
   await d.registry.reload();

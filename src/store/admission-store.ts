@@ -370,6 +370,11 @@ export class AdmissionStore {
     return (await this.redis.zscore(this.keys(dir).retrying, member)) !== null;
   }
 
+  /** Members of a directory admitted into its shard and not finished (running, or about to run). */
+  inflight(dir: string): Promise<number> {
+    return this.redis.zcard(this.keys(dir).inflight);
+  }
+
   /** Puts an admitted member back at the front of the backlog and frees its slot (a paused directory's job). */
   async park(dir: string, member: string): Promise<void> {
     const k = this.keys(dir);
