@@ -6,6 +6,8 @@
  *   GET  /admin/directories/:id/failed                   failed items with the platform's message (dead letter)
  *   POST /admin/directories/:id/retry                    retry every failed item
  *   POST /admin/directories/:id/items/:kind/:itemId/retry  retry one item (kind: user | group)
+ *   POST /admin/directories/:id/groups/:groupId/keep-name  this group keeps its platform name (a same-name
+ *                                                        conflict: the group holding it is displaced, keep-name-routes.ts)
  *   POST /admin/directories/:id/resume                   resume a paused directory
  *   POST /admin/directories/:id/resync                   start a full resync (202; 409 while one runs); ?dryRun=true: plan only
  *   GET  /admin/directories/:id/resync                   its progress and final summary
@@ -44,6 +46,7 @@ import { directoryAdminRoutes } from "./directory-admin";
 import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
+import { keepNameRoutes } from "./keep-name-routes";
 import { brakeStatus } from "../sync/brake/brake";
 import { AdminSessions } from "./session";
 import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
@@ -93,6 +96,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
   });
   r.use(resyncRoutes(c, knownId, logger));
   r.use(brakeRoutes(c, knownId, logger));
+  r.use(keepNameRoutes(c, knownId, logger));
   r.get("/:id/external-users", async (req, res) => {
     const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }

@@ -42,6 +42,13 @@ function describe(e: ActivityEvent): string {
   }
 }
 
+/** A group refused its platform name: the form that gives the name to it instead (keep-name-routes.ts). */
+function keepNameForm(v: ItemView): string {
+  return `<form method="post" action="/admin/directories/${esc(v.directory)}/groups/${esc(v.id)}/keep-name" data-keep-name>${formTokenField()}`
+    + `<p>Another group of this directory has the same platform name. If the IdP uses this group (for example a second group made when a create was retried), give the name to it: it takes over the platform group and its members replace the other's; the other fails until it is renamed or deleted in the IdP.</p>`
+    + `<button type="submit">Keep the platform name for this group</button></form>`;
+}
+
 /** The body of the item view. */
 export function itemBody(v: ItemView, now: Date): string {
   const s = v.sync;
@@ -59,6 +66,7 @@ ${v.exists ? "" : "<p>Not in the directory's store (deleted, or never received).
 <tr><th>Id</th><td class="msg">${esc(v.id)}</td></tr>
 </tbody></table>
 ${s.status === "failed" ? `<form method="post" action="/admin/directories/${esc(v.directory)}/items/${esc(v.kind)}/${esc(v.id)}/retry">${formTokenField()}<button type="submit">Retry</button></form>` : ""}
+${v.kind === "group" && s.status === "failed" && s.lastError?.startsWith("name conflict") ? keepNameForm(v) : ""}
 <h2>Activity, newest first</h2>
 ${events ? `<ol class="timeline">${events}</ol>` : "<p>No activity recorded.</p>"}`;
 }

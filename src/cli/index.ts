@@ -8,6 +8,7 @@
  *   status [--json]               every directory at a glance
  *   retry-failed <directory>      queue every failed item again
  *   brake <directory> [confirm|cancel]  show the deprovision brake and what it holds (exit 3: it holds), or answer it
+ *   keep-name <directory> <groupId>   a same-name group conflict: this group keeps the platform name
  *   handover <space> <resource> --to <directory>   hand a platform resource to another directory of its account
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
@@ -111,6 +112,14 @@ export function buildProgram(): Command {
     .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));
   remote(program.command("retry-failed").argument("<directory>").description("queue every failed item of a directory again"))
     .action((dir: string, o: RemoteOptions) => withBackend(o, (b) => retryFailedCommand(b, dir, out)));
+  remote(program.command("keep-name").argument("<directory>").argument("<groupId>", "the SCIM id of the group the IdP uses")
+    .option("--by <name>", "who decides, for the log")
+    .description("resolve a same-name group conflict: this group keeps the platform name, the group holding it is displaced"))
+    .action(async (dir: string, groupId: string, o: RemoteOptions & { by?: string }) => {
+      const r = await withBackend(o, async (b) => { await b.requireDirectory(dir); return b.keepName(dir, groupId, `${o.by ?? safeUser()} (cli)`); });
+      if (!r.ok) { console.error(`scim-bridge: ${r.error}`); process.exitCode = 1; return; }
+      out(`group ${r.group} of ${dir} keeps the platform name "${r.name}"${r.displaced ? `; group ${r.displaced} no longer has it` : ""}`);
+    });
   remote(program.command("handover").argument("<space>", "u | g (workforce platform user / group id), eu (embed externalId), eg:<tenant> (embed-tenant group name)")
     .argument("<resource>", "the platform id, externalId or group name").requiredOption("--to <directory>", "the directory that manages it from now on")
     .option("--from <directory>", "only if this directory manages it now").option("--by <name>", "who hands it over, for the log")

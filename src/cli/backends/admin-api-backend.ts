@@ -57,6 +57,12 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
       const r = await call("GET", `${dirPath(dir)}/resync/plan`);
       return r.status === 404 ? undefined : expectOk(r, `GET /admin${dirPath(dir)}/resync/plan`) as PlanReport;
     },
+    keepName: async (dir, groupId, by) => {
+      const path = `${dirPath(dir)}/groups/${encodeURIComponent(groupId)}/keep-name`;
+      const r = await call("POST", path, { by });
+      if (r.status === 404 || r.status === 409) return { ok: false, status: r.status, error: (r.body as { error: string }).error };
+      return { ok: true, ...(expectOk(r, `POST /admin${path}`) as { name: string; group: string; displaced?: string }) };
+    },
     handOver: async (req, by) => {
       const r = await call("POST", "/ownership/handover", { ...req, by });
       if (r.status === 400 || r.status === 404 || r.status === 409) return { ok: false, status: r.status, error: (r.body as { error: string }).error };

@@ -9,6 +9,7 @@ import type { AnswerResult } from "../../sync/resync-confirm";
 import type { PlanItem } from "../../sync/resync-plan";
 import type { HandoverRequest, HandoverResult } from "../../sync/ownership-handover";
 import type { BrakeAnswer, BrakeStatus } from "../../sync/brake/brake";
+import type { KeepNameResult } from "../../sync/keep-name/keep-name";
 
 export interface OpsBackend {
   /** Every directory's status. */
@@ -31,6 +32,8 @@ export interface OpsBackend {
   readBrake(dir: string): Promise<BrakeStatus>;
   /** Confirms (applies) or cancels (releases) the deprovisions the brake holds. */
   answerBrake(dir: string, action: "confirm" | "cancel", by: string): Promise<BrakeAnswer>;
+  /** Gives a group's platform name to it, displacing the group that holds it (a same-name conflict). */
+  keepName(dir: string, groupId: string, by: string): Promise<KeepNameResult>;
   /** Hands a platform resource over to another directory of its account. */
   handOver(req: HandoverRequest, by: string): Promise<HandoverResult>;
   close(): Promise<void>;

@@ -8,6 +8,8 @@ import { retryFailed } from "../../sync/directory-control";
 import { randomUUID } from "node:crypto";
 import { answerResync } from "../../sync/resync-confirm";
 import { handOver } from "../../sync/ownership-handover";
+import { keepPlatformName } from "../../sync/keep-name/keep-name";
+import { NameClaims } from "../../store";
 import { answerBrake, brakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 
@@ -43,6 +45,7 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
       return plan;
     },
     readPlan: (dir) => c.resyncs.plan(dir),
+    keepName: (dir, groupId) => keepPlatformName({ groups: c.groups, state: c.state, claims: new NameClaims(redis, config.redis.keyPrefix), enqueue: (kind, id) => c.queues.enqueue(dir, kind, id) }, registry.get(dir)!.dir, groupId),
     handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues, directory: (id) => registry.get(id)?.dir }, req, by),
     answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues, directory: (id) => registry.get(id)?.dir }, dir, action, by),
     readBrake: (dir) => brakeStatus(redis, config.redis.keyPrefix, registry.get(dir)!.dir),

@@ -1,0 +1,30 @@
+/**
+ * The operator's answer to a same-name group conflict (src/sync/keep-name/keep-name.ts), on the admin API
+ * (mounted under /admin/directories, after the `:id` check):
+ *   POST /:id/groups/:groupId/keep-name   this group keeps the platform name; the group that held it is
+ *                                         displaced (200 `{name, group, displaced?}`; 404 unknown group)
+ * A form POST (the group's page on the status page) is answered with a redirect back to that page.
+ */
+import express, { type Router } from "express";
+import type { Logger } from "pino";
+import type { OpsContext } from "../ops/ops-context";
+import { NameClaims } from "../store";
+import { keepPlatformName } from "../sync/keep-name/keep-name";
+import { itemHref } from "./item-page";
+import { operator } from "./resync-routes";
+
+/** Keep-name routes; `knownId` answers 404 for a directory the bridge does not have. */
+export function keepNameRoutes(c: OpsContext, knownId: express.RequestParamHandler, logger?: Logger): Router {
+  const r = express.Router();
+  r.param("id", knownId);
+  const claims = new NameClaims(c.redis, c.config.redis.keyPrefix);
+  r.post("/:id/groups/:groupId/keep-name", async (req, res) => {
+    const { id, groupId } = req.params;
+    const out = await keepPlatformName({ groups: c.groups, state: c.state, claims, enqueue: (kind, item) => c.queues.enqueue(id, kind, item) }, c.registry.get(id)!.dir, groupId);
+    if (!out.ok) { res.status(out.status).json({ error: out.error }); return; }
+    logger?.info({ directory: id, group: groupId, name: out.name, displaced: out.displaced, by: operator(req) }, "operator gave a platform group name to a group");
+    if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, itemHref(id, "group", groupId)); return; }
+    res.json({ name: out.name, group: out.group, ...(out.displaced ? { displaced: out.displaced } : {}) });
+  });
+  return r;
+}
