@@ -69,4 +69,19 @@ describe("scim-bridge CLI", () => {
     expect(code).toBe(0);
     expect(out).toContain("resync done");
   }, 90000); // each spawns the compiled CLI several times: seconds apiece on a loaded machine
+
+  it("keep-name: should give a same-name group's platform name to the chosen group, and refuse an unknown group", async () => {
+    const group = async (members: string[]) => (await e.scim("wf").post("/Groups", { displayName: "CLI Twice", members: members.map((value) => ({ value })) })).body.id as string;
+    const first = await group([]);
+    await waitFor(async () => (await e.state.get("wf", "group", first)).status === "synced");
+    const second = await group([]);
+    await waitFor(async () => (await e.state.get("wf", "group", second)).status === "failed");
+    const kept = await cli(["keep-name", "wf", second, "--by", "tester"]);
+    expect(kept).toMatchObject({ code: 0 });
+    expect(kept.out).toContain(`group ${second} of wf keeps the platform name "CLI Twice"; group ${first} no longer has it`);
+    await waitFor(async () => (await e.state.get("wf", "group", second)).status === "synced");
+    expect((await cli(["keep-name", "wf", "no-such-group"])).code).toBe(1);
+    expect((await cli(["keep-name", "nope", second])).code).toBe(2);
+    for (const id of [first, second]) await e.scim("wf").delete(`/Groups/${id}`);
+  }, 90000); // each spawns the compiled CLI several times: seconds apiece on a loaded machine
 });
