@@ -9,6 +9,7 @@
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands } from "./scripts";
+import { foldUserName } from "./user-name-fold";
 
 const BATCH = 1000;
 /** Old hash → new sorted set, as key suffixes under the directory prefix. */
@@ -34,6 +35,29 @@ export async function migrateDirectoryIndexes(redis: RedisConnection, keyPrefix:
       if (left === 0) break;
     }
   }
+  return moved + await refoldUserNames(redis, k);
+}
+
+/**
+ * Re-keys the unique userName index of earlier releases (lower-cased names) to the folded form
+ * (user-name-fold.ts): an HSCAN in slices of BATCH, and one script per name whose form changed (only
+ * non-ASCII ones). Two existing users whose names fold to one keep their entries; the names are returned
+ * for the log.
+ */
+async function refoldUserNames(redis: RedisConnection, k: DirectoryKeys): Promise<number> {
+  const r = defineStoreCommands(redis);
+  let cursor = "0";
+  let moved = 0;
+  do {
+    const [next, flat] = await redis.hscan(k.prefix + "ix:un", cursor, "COUNT", BATCH);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) {
+      const folded = foldUserName(flat[i]);
+      if (folded === flat[i]) continue;
+      const id = flat[i + 1];
+      if (Number(await r.refoldUserName(k.prefix + "ix:un", k.prefix + `u:${id}`, k.prefix + "sx:u:un", flat[i], folded, id)) === 1) moved++;
+    }
+  } while (cursor !== "0");
   return moved;
 }
 

@@ -25,7 +25,7 @@
  *   P seq          STRING creation sequence counter
  *   P rq:<request> STRING the reply of a committed write, kept 120 s, so a write whose answer was lost can
  *                         be settled (write-settle.ts); "ABANDONED" once settlement gave it up
- *   P ix:un        HASH   lower(userName) → user id          (unique: RFC 7643 §4.1.1)
+ *   P ix:un        HASH   fold(userName) → user id           (unique: RFC 7643 §4.1.1; user-name-fold.ts)
  *   P ix:uxs       ZSET   "<externalId>\0<user id>"          (lexicographic, non-unique, case-exact: §3.1)
  *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)

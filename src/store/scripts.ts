@@ -28,6 +28,7 @@ export interface StoreCommands {
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, state: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
+  refoldUserName(index: string, user: string, sortIndex: string, oldKey: string, newKey: string, id: string): Promise<number>;
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }

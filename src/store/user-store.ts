@@ -3,6 +3,7 @@
  * Indexed values (userName, externalId, emails, displayName) are derived here from the body.
  */
 import type { RedisConnection } from "./connection";
+import { foldUserName } from "./user-name-fold";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
@@ -37,7 +38,7 @@ export function userIndexValues(body: Json): { userName: string; externalId: str
     ? (body.emails as Json[]).map((e) => str(e?.value)).filter((e): e is string => !!e).map(norm)
     : [];
   return {
-    userName: norm(str(body.userName) ?? ""),
+    userName: foldUserName(str(body.userName) ?? ""),
     externalId: (str(body.externalId) ?? "").replace(/[\n\0]/g, " "),
     emails: [...new Set(emails)],
     displayName: norm(str(body.displayName) ?? ""),
@@ -105,11 +106,11 @@ export class UserStore {
     this.signal.notify(directoryId);
   }
 
-  /** Users by id or by an index (values of userName/email/displayName are compared lower-cased). */
+  /** Users by id or by an index (userName compared folded, user-name-fold.ts; email/displayName lower-cased). */
   async find(directoryId: string, index: UserIndex, values: string[]): Promise<UserRecord[]> {
     if (values.length === 0) return [];
     const k = this.keys(directoryId);
-    const vals = index === "id" || index === "externalId" ? values : values.map(norm);
+    const vals = index === "id" || index === "externalId" ? values : values.map(index === "userName" ? foldUserName : norm);
     const rows = await this.redis.readUsers(k.users, k.prefix, INDEX_MODE[index], ...vals);
     return rows.map(userRecordOf);
   }

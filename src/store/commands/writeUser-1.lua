@@ -9,7 +9,7 @@
     ARGV[4]  expected version (If-Match / compare-and-set), "" for none
     ARGV[5]  now (ISO-8601)
     ARGV[6]  d: the resource body as JSON (no id, no meta)
-    ARGV[7]  un: userName, lower-cased (unique)
+    ARGV[7]  un: userName folded (NFC, case-folded: user-name-fold.ts; unique)
     ARGV[8]  x: externalId ("" when absent; case-exact)
     ARGV[9]  e: email values, lower-cased, "\n"-separated
     ARGV[10] n: displayName, lower-cased ("" when absent)
@@ -47,7 +47,7 @@ if exists then
 end
 
 -- RFC 7643 §4.1.1: userName "MUST be unique across the service provider's entire set of Users"
--- (caseExact false: compared lower-cased)
+-- (caseExact false: compared folded, NFC and case-folded)
 local owner = redis.call('HGET', P .. 'ix:un', un)
 if owner and owner ~= id then return {'CONFLICT', 'userName'} end
 -- RFC 7643 §3.1 gives externalId no uniqueness; only a directory that asks for it refuses a repeat
