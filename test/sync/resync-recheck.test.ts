@@ -40,12 +40,12 @@ describe("a held resync confirmed against the present", () => {
   beforeAll(async () => {
     e = await startSyncEnv({ config: adminConfig });
     for (let i = 0; i < N; i++) expect((await e.scim("wf").post("/Users", userBody(name(i)))).status).toBe(201);
-    await waitFor(async () => (await platformUsers(e)).filter((u) => u.active !== false).length === N, 30000, `${N} users on the platform`);
+    await waitFor(async () => (await platformUsers(e)).filter((u) => u.active !== false).length === N, 60000, `${N} users on the platform`);
     await waitIdle(e, "wf");
     for (const u of await platformUsers(e)) platformIdOf.set(u.userName.toLowerCase(), u.id);
     // the directory's store is lost (an empty, restored or re-prefixed Redis)
     await unlinkKeys(e.redis, await scanKeys(e.redis, `${e.prefix}:{wf}:*`));
-  }, 60000);
+  }, 90000);
   afterAll(async () => e.close());
 
   it("should refuse a cancel while the scheduled resync runs, then hold every deprovision, audited and in /metrics", async () => {
@@ -70,7 +70,7 @@ describe("a held resync confirmed against the present", () => {
   it("should drop what the IdP pushed again, report it, refresh the reason, and deactivate only the rest", async () => {
     const held = await getResync(e, "wf");
     for (let i = 0; i < PUSHED_AGAIN; i++) expect((await e.scim("wf").post("/Users", userBody(name(i)))).status).toBe(201);
-    await waitIdle(e, "wf", 30000);
+    await waitIdle(e, "wf", 60000);
     // adopted onto the same platform users, none duplicated
     const ids = await e.users.ids("wf");
     expect(ids).toHaveLength(PUSHED_AGAIN);
@@ -86,7 +86,7 @@ describe("a held resync confirmed against the present", () => {
     const p = await waitFor(async () => {
       const x = await getResync(e, "wf");
       return x.status === "done" ? x : undefined;
-    }, 30000, "the confirmed resync done");
+    }, 60000, "the confirmed resync done");
     expect(p).toMatchObject({ phase: "done", deactivated: N - PUSHED_AGAIN, failed: 0, confirmedCount: N - PUSHED_AGAIN, dropped: PUSHED_AGAIN });
     expect(p.holdReason).toMatch(/100 dropped: the IdP pushed them again/);
     expect(p.firstHoldReason).toMatch(/store holds no user/);
@@ -97,6 +97,6 @@ describe("a held resync confirmed against the present", () => {
     const audit = await request(adminApp(e)).get("/admin/directories/wf/resync/audit").set(auth);
     expect(audit.body[0]).toMatchObject({ action: "confirm", resync: held.id, count: N - PUSHED_AGAIN, dropped: PUSHED_AGAIN, by: expect.stringMatching(/^alice/) });
     expect(await heldGauge(e)).toBe(0);
-  });
+  }, 90000);
 });
 
