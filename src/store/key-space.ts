@@ -40,6 +40,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:outbox", type: "STREAM", module: "keys.ts", match: (kp) => dir(kp, "outbox") },
   { pattern: "<kp>:{<dir>}:s:<u|g>:<id>", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:[ug]:.+") },
   { pattern: "<kp>:{<dir>}:s:gm:<id>", type: "SET", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:gm:.+") },
+  { pattern: "<kp>:{<dir>}:s:gms:<id>", type: "SET", module: "sync-state-keys.ts (member-delta.ts)", match: (kp) => dir(kp, "s:gms:.+") },
   { pattern: "<kp>:{<dir>}:s:gch:<id>", type: "HASH", module: "sync-state-keys.ts", match: (kp) => dir(kp, "s:gch:.+") },
   { pattern: "<kp>:{<dir>}:s:gc:<id>", type: "ZSET", module: "sync-state-keys.ts (earlier releases, until merged)", match: (kp) => dir(kp, "s:gc:.+") },
   { pattern: "<kp>:{<dir>}:s:gcseq", type: "STRING", module: "commands/*.lua (inside the directory prefix)", match: (kp) => dir(kp, "s:gcseq") },

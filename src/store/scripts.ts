@@ -16,7 +16,7 @@ export interface StoreCommands {
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
-  groupMemberDelta(changed: string, legacyChanged: string, ...args: string[]): Promise<string[][]>;
+  groupMemberDelta(changed: string, legacyChanged: string, ...args: string[]): Promise<[string, string, ...string[][]]>;
   settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;

@@ -5,6 +5,7 @@
  *
  *   P s:<k>:<id>      HASH  one resource's sync state (<k>: "u" user, "g" group)
  *   P s:gm:<id>       SET   member ids whose membership of group <id> is applied on the platform
+ *   P s:gms:<id>      SET   a replacement of s:gm:<id> staged in slices, swapped in by one call (member-delta.ts)
  *   P s:gch:<id>      HASH  member id → change number: members whose membership of group <id> changed since
  *                           its last reconcile (earlier releases: ZSET s:gc:<id>, merged by the group's next
  *                           reconcile, groupMemberDelta-2.lua)
@@ -31,6 +32,7 @@ export class SyncStateKeys {
   }
   record(kind: SyncKind, id: string): string { return `${this.p}s:${kindCode(kind)}:${id}`; }
   appliedMembers(groupId: string): string { return `${this.p}s:gm:${groupId}`; }
+  stagedMembers(groupId: string): string { return `${this.p}s:gms:${groupId}`; }
   changedMembers(groupId: string): string { return `${this.p}s:gch:${groupId}`; }
   /** Earlier releases' changed members of group <id> (a ZSET), until the group's next reconcile merges them. */
   legacyChangedMembers(groupId: string): string { return `${this.p}s:gc:${groupId}`; }

@@ -26,6 +26,9 @@ import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
+import { readMemberDelta, settleMemberDelta, type MemberDelta, type SettledDelta } from "./member-delta";
+
+export type { MemberDelta } from "./member-delta";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
 export const SYNC_STATUSES: SyncStatus[] = ["pending", "synced", "failed", "deprovisioned"];
@@ -83,20 +86,6 @@ local function mark_pending(status, recs, names, now)
   return marked
 end`;
 
-/** A workforce group's membership delta, as groupMemberDelta-2.lua computes it. */
-export interface MemberDelta {
-  /** Changed members looked at, and their change numbers: settled once the delta is applied. */
-  seen: string[];
-  scores: string[];
-  add: Array<{ id: string; pid: string }>;
-  /** `pid` undefined: the user has no platform id any more (nothing to remove on the platform). */
-  remove: Array<{ id: string; pid?: string }>;
-  /** "full" mode only: every member that should be on the platform group. */
-  should: Array<{ id: string; pid: string }>;
-  /** User members looked at whose first sync is under way (they get a platform id soon). */
-  unready: string[];
-}
-
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
   private readonly scripts: RedisConnection & StoreCommands;
@@ -130,18 +119,10 @@ export class SyncStateStore {
 
   /**
    * The membership delta of a workforce group, computed in Redis from the changed members only (or, in
-   * "full" mode, from every SCIM and applied member).
+   * "full" mode, from every SCIM and applied member), in slices (member-delta.ts).
    */
   async memberDelta(dir: string, groupId: string, full = false): Promise<MemberDelta> {
-    const [seen, scores, addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready] = await this.scripts.groupMemberDelta(
-      ...this.changedMembersKeys(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, full ? "full" : "");
-    return {
-      seen, scores,
-      add: addIds.map((id, i) => ({ id, pid: addPids[i] })),
-      remove: removeIds.map((id, i) => ({ id, pid: removePids[i] || undefined })),
-      should: shouldIds.map((id, i) => ({ id, pid: shouldPids[i] })),
-      unready,
-    };
+    return readMemberDelta(this.scripts, this.changedMembersKeys(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, full);
   }
 
   /**
@@ -160,8 +141,8 @@ export class SyncStateStore {
    * Records an applied delta (or, with `replace`, makes the applied set exactly `add`) and settles the
    * changed members looked at. Returns how many changed members are still waiting.
    */
-  async settleMembers(dir: string, groupId: string, d: { seen: string[]; scores: string[]; add: string[]; remove: string[] }, replace = false): Promise<number> {
-    return Number(await this.scripts.settleGroupMembers(this.changedMembersKey(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, replace ? "replace" : "", JSON.stringify(d)));
+  async settleMembers(dir: string, groupId: string, d: SettledDelta, replace = false): Promise<number> {
+    return settleMemberDelta(this.scripts, this.changedMembersKey(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, d, replace);
   }
 
   /**
@@ -227,7 +208,8 @@ export class SyncStateStore {
   async remove(dir: string, kind: SyncKind, id: string): Promise<void> {
     const multi = this.redis.multi().del(this.key(dir, kind, id));
     for (const s of SYNC_STATUSES) multi.srem(this.statusKey(dir, s), `${k(kind)}:${id}`);
-    if (kind === "group") multi.del(this.appliedMembersKey(dir, id), ...this.changedMembersKeys(dir, id));
+    // UNLINK: a large group's member sets are freed off Redis's main thread
+    if (kind === "group") multi.unlink(this.appliedMembersKey(dir, id), this.keys(dir).stagedMembers(id), ...this.changedMembersKeys(dir, id));
     await multi.exec();
   }
 
