@@ -52,7 +52,9 @@ for _, parent in ipairs(groupsOf(P, id, largeGroups(P))) do
 end
 sortEntry(P .. 'sx:g:dn', cur[2] or '', nil, id)
 sortEntry(P .. 'sx:g:m', cur[4], nil, id)
-redis.call('DEL', key, gm, mg)
+-- UNLINK: a large group's member hash is freed off Redis's main thread, so the delete's one call does not
+-- grow with the group (a large group has no reverse-index entries to visit, above)
+redis.call('UNLINK', key, gm, mg)
 redis.call('ZREM', P .. 'groups', id)
 redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', tonumber(cur[1]) + 1, 'op', 'delete')
 return {'OK'}
