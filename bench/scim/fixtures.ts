@@ -56,7 +56,7 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
 export async function seedUsers(redis: Redis, keyPrefix: string, directoryId: string, from: number, to: number, tag: string): Promise<string[]> {
   const store = new UserStore(redis, keyPrefix);
   const jobs = Array.from({ length: to - from }, (_, k) => ({ id: randomUUID(), i: from + k }));
-  await inBatches(jobs, 256, ({ id, i }) => store.write(directoryId, id, userBody(userRequest(i, tag)), "create"));
+  await inBatches(jobs, 256, ({ id, i }) => store.write(directoryId, id, userBody(userRequest(i, tag)).body, "create"));
   return jobs.map((j) => j.id);
 }
 

@@ -65,7 +65,7 @@ async function writeUsers(users: UserStore, dir: string, n: number, tag: string)
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
     const email = `${tag}.${i}.${id.slice(0, 8)}@example.com`;
-    await users.write(dir, id, userBody({ userName: email, emails: [{ value: email, primary: true, type: "work" }], active: true }), "create");
+    await users.write(dir, id, userBody({ userName: email, emails: [{ value: email, primary: true, type: "work" }], active: true }).body, "create");
     ids.push(id);
   }
   return ids;
