@@ -1,5 +1,6 @@
 import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
+import { waitTrail } from "../helpers/activity-wait";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 
 let s: TestScim;
@@ -111,11 +112,25 @@ describe("PATCH /Groups/:id", () => {
     expect((await patch(g.id, [])).status).toBe(204);
   });
 
-  it("should refuse a path a Group does not have, and changes nothing", async () => {
+  it("should ignore a path a Group does not have and apply the rest ([RFC7644§3.3]), naming it in the trail", async () => {
     const g = await group("Bad Path", [users[0]]);
     const res = await patch(g.id, [{ op: "add", path: "members", value: [{ value: users[1] }] }, { op: "replace", path: "favouriteColour", value: "red" }]);
-    expectScimError(res, 400, "invalidPath");
-    expect(await memberIds(g.id)).toEqual([users[0]]);
+    expect(res.status).toBe(204);
+    expect((await memberIds(g.id)).sort()).toEqual([users[0], users[1]].sort());
+    await waitTrail(s, "acme", g.id, (e) => e.method === "PATCH" && JSON.stringify(e.ignored) === JSON.stringify(["favouriteColour"]), 5000, "group");
+  });
+
+  it("should refuse a path a Group does not have in a strict directory (400 invalidPath), and change nothing", async () => {
+    const strict = await startScim({}, { acme: { strict: true } });
+    try {
+      const g = (await request(strict.app).post("/scim/v2/acme/Groups").set(strict.auth()).send({ displayName: "Strict Bad Path" })).body.id as string;
+      const res = await request(strict.app).patch(`/scim/v2/acme/Groups/${g}`).set(strict.auth()).send({ Operations: [{ op: "replace", path: "displayName", value: "Changed" }, { op: "replace", path: "favouriteColour", value: "red" }] });
+      expectScimError(res, 400, "invalidPath");
+      expect((await strict.groups.get("acme", g, false))!.body.displayName).toBe("Strict Bad Path");
+      expectScimError(await request(strict.app).post("/scim/v2/acme/Groups").set(strict.auth()).send({ displayName: "Strict Body", favouriteColour: "red" }), 400, "invalidSyntax");
+    } finally {
+      await strict.close();
+    }
   });
 
   it("should refuse a member item that names no sub-attribute of members (400 invalidPath), and take one that names one beside unknown keys", async () => {

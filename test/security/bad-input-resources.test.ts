@@ -7,12 +7,13 @@ import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 import { expectUnchanged } from "../helpers/redis-snapshot";
-import { waitTrail } from "../helpers/activity-wait";
+import { waitTrail, withTrailEvent } from "../helpers/activity-wait";
 
 let s: TestScim;
 let userId: string;
 /** A user of globex, a strict directory (attributes it does not have are refused, not ignored). */
 let strictUserId: string;
+let strictGroupId: string;
 let groupId: string;
 const U = "/scim/v2/acme/Users";
 const G = "/scim/v2/acme/Groups";
@@ -25,6 +26,7 @@ beforeAll(async () => {
   s = await startScim({}, { globex: { strict: true } });
   userId = (await request(s.app).post(U).set(s.auth()).send(userBody("alice@example.com", { displayName: "Alice", [ENT]: { department: "R&D" } }))).body.id;
   strictUserId = (await request(s.app).post("/scim/v2/globex/Users").set(s.auth("globex")).send(userBody("alice@example.com", { displayName: "Alice" }))).body.id;
+  strictGroupId = (await request(s.app).post("/scim/v2/globex/Groups").set(s.auth("globex")).send({ displayName: "Admins" })).body.id;
   groupId = (await request(s.app).post(G).set(s.auth()).send({ displayName: "Admins", members: [{ value: userId }] })).body.id;
 });
 afterAll(async () => s.close());
@@ -44,10 +46,13 @@ describe("unknown attributes and schemas in POST and PUT", () => {
     const extras = { [ENT]: "not an object", frobnicate: 1, favouriteColour: "blue", "urn:example:unknown:2.0:User": { thing: "x" }, "urn:example:unknown:2.0:User:thing": "y", name: { givenName: "A", nickname_of_nick: "z" } };
     const created = await request(s.app).post(U).set(s.auth()).send(userBody("extras@example.com", extras));
     expect(created.status).toBe(201);
-    const put = await request(s.app).put(`${U}/${created.body.id}`).set(s.auth()).send(userBody("extras@example.com", extras));
+    const put = await withTrailEvent(s, "acme", created.body.id, () => request(s.app).put(`${U}/${created.body.id}`).set(s.auth()).send(userBody("extras@example.com", extras)));
     expect(put.status).toBe(200);
     const g = await request(s.app).post(G).set(s.auth()).send({ displayName: "Extras", frobnicate: true, "urn:example:unknown:2.0:Group": { a: 1 } });
     expect(g.status).toBe(201);
+    // every one of them ignored and named in the resource's trail (written after the answer: waited for here)
+    await waitTrail(s, "acme", created.body.id, (e) => e.method === "PUT" && !!e.ignored?.includes("urn:example:unknown:2.0:User:thing"));
+    await waitTrail(s, "acme", g.body.id, (e) => JSON.stringify(e.ignored) === JSON.stringify(["frobnicate", "urn:example:unknown:2.0:Group:a"]), 5000, "group");
     for (const stored of [(await s.users.get("acme", created.body.id))!.body, (await s.groups.get("acme", g.body.id, false))!.body]) {
       expect(JSON.stringify(stored)).not.toMatch(/frobnicate|favouriteColour|urn:example|nickname_of_nick|not an object/);
     }
@@ -101,7 +106,7 @@ describe("PATCH paths that do not exist", () => {
   it.each(unknown)("should ignore add/replace/remove on User path %j (the user unchanged), and refuse it with 400 invalidPath in a strict directory", async (path) => {
     for (const op of ["add", "replace", "remove"]) {
       const before = (await s.users.get("acme", userId))!;
-      expect((await patchUser([{ op, path, value: "x" }])()).status).toBe(200);
+      expect((await withTrailEvent(s, "acme", userId, () => patchUser([{ op, path, value: "x" }])())).status).toBe(200);
       const after = (await s.users.get("acme", userId))!;
       expect([after.body, after.version]).toEqual([before.body, before.version]);
       await waitTrail(s, "acme", userId, (e) => !!e.ignored?.includes(path));
@@ -118,7 +123,20 @@ describe("PATCH paths that do not exist", () => {
     });
   });
 
-  it.each(["favouriteColour", "members.frobnicate", "owner", "displayName.x", `${ENT}:department`, "members[value eq", "members[frobnicate eq \"x\"].value"])(
+  it.each(["favouriteColour", "members.frobnicate", "owner", "displayName.x", `${ENT}:department`])(
+    "should ignore add/replace on Group path %j (the group unchanged), and refuse it with 400 invalidPath in a strict directory", async (path) => {
+      for (const op of ["add", "replace"]) {
+        const before = (await s.groups.get("acme", groupId, false))!;
+        expect((await withTrailEvent(s, "acme", groupId, () => patchGroup([{ op, path, value: [{ value: userId }] }])(), "group")).status).toBe(204);
+        const after = (await s.groups.get("acme", groupId, false))!;
+        expect([after.body, after.version]).toEqual([before.body, before.version]);
+        await waitTrail(s, "acme", groupId, (e) => !!e.ignored?.includes(path), 5000, "group");
+        await refused(() => request(s.app).patch(`/scim/v2/globex/Groups/${strictGroupId}`).set(s.auth("globex")).send({ schemas: [PATCH], Operations: [{ op, path, value: [{ value: userId }] }] }), "invalidPath");
+      }
+    },
+  );
+
+  it.each(["members[value eq", "members[frobnicate eq \"x\"].value"])(
     "should answer add/replace on Group path %j with 400, store unchanged", async (path) => {
       for (const op of ["add", "replace"]) {
         await expectUnchanged(s.redis, s.prefix, async () => {

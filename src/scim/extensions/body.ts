@@ -8,7 +8,7 @@
  * `nickname2`, `name.middle`) so the operator can see it (ignored.ts); strict mode refuses it instead.
  */
 import { ScimError } from "../errors";
-import { attrInfo, ENTERPRISE_SCHEMA, USER_SCHEMA } from "../schemas";
+import { attrInfo, ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from "../schemas";
 import type { DeclaredExtensions } from "./declared";
 import { declaredValue } from "./values";
 
@@ -17,6 +17,7 @@ type Json = Record<string, unknown>;
 const META_KEYS = new Set(["schemas", "id", "meta"]);
 const ENTERPRISE = ENTERPRISE_SCHEMA.toLowerCase();
 const CORE_PREFIX = `${USER_SCHEMA.toLowerCase()}:`;
+const GROUP_CORE_PREFIX = `${GROUP_SCHEMA.toLowerCase()}:`;
 const SCIMMY_URNS_CORE = USER_SCHEMA.toLowerCase();
 const SCIMMY_URNS = new Set([SCIMMY_URNS_CORE, ENTERPRISE]);
 
@@ -134,4 +135,24 @@ export function withDeclaredSchemas(body: Json, exts: DeclaredExtensions): Json 
   }
   body.schemas = schemas;
   return body;
+}
+
+/**
+ * Paths of a Group body's attributes that a Group does not have (SCIMMY drops them; they are reported
+ * like a User's, extensions/ignored.ts). Groups have no declared extensions: every extension attribute is one.
+ */
+export function ignoredGroupAttributes(raw: unknown): string[] {
+  if (!isObject(raw)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const lower = key.toLowerCase();
+    if (META_KEYS.has(lower) || lower === "members") continue;
+    if (lower.startsWith("urn:") && isObject(value)) {
+      const names = Object.keys(value).filter((n) => n.toLowerCase() !== "schemas");
+      out.push(...(names.length ? names.map((n) => `${key}:${n}`) : [key]));
+    } else if (!attrInfo("Group", lower.startsWith(GROUP_CORE_PREFIX) ? lower.slice(GROUP_CORE_PREFIX.length) : lower)) {
+      out.push(key);
+    }
+  }
+  return out;
 }

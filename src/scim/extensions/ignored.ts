@@ -23,7 +23,7 @@ export function handleIgnored(res: Response, ignored: string[], scimType: "inval
   const paths = [...new Set(ignored)];
   if (c.strict) {
     const more = paths.length > 1 ? ` (and ${paths.length - 1} more)` : "";
-    throw new ScimError(400, scimType, `'${paths[0]}'${more} is not an attribute of this directory's User schema; declare it in the directory's "extensions" or turn "strict" off to have it ignored`);
+    throw new ScimError(400, scimType, `'${paths[0]}'${more} is not an attribute this directory's schema has; declare it (User extensions) in the directory's "extensions" or turn "strict" off to have it ignored`);
   }
   const reported = paths.slice(0, MAX_REPORTED);
   res.locals.scimIgnored = reported;

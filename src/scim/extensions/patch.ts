@@ -27,6 +27,11 @@ type Scalar = string | number | boolean;
 const ATTR_PATH = /^(?:urn:[^\s[\]]+:)?[A-Za-z][\w$-]*(?:\[[^\]]*\])?(?:\.[A-Za-z][\w$-]*)?$/s;
 const CORE_PREFIX = `${USER_SCHEMA.toLowerCase()}:`;
 
+/** True when `path` is written as an attribute path (whether or not the attribute exists). */
+export function isAttributePath(path: string): boolean {
+  return ATTR_PATH.test(path.trim());
+}
+
 /** Where an operation goes: the declared extensions, SCIMMY, or nowhere (ignored). */
 export function patchTarget(exts: DeclaredExtensions, op: PatchOperation): "declared" | "scimmy" | "ignored" {
   const path = op.path?.trim();

@@ -11,6 +11,8 @@ import { plainPath, type PatchOperation } from "../dialects/patch-request";
 import { parseFilter, type FilterNode } from "../query/filter";
 import type { MemberOp } from "../../store";
 import { memberList } from "./input";
+import { attrInfo } from "../schemas";
+import { isAttributePath } from "../extensions/patch";
 
 type Json = Record<string, unknown>;
 
@@ -23,6 +25,8 @@ export interface GroupPatchPlan {
   filteredRemovals: FilterNode[];
   /** Bare strings sent as members, left out (lenient directories only, see memberList). */
   skipped: string[];
+  /** Paths of attributes a Group does not have, ignored (lenient directories only, extensions/ignored.ts). */
+  ignored: string[];
 }
 
 const CORE_PREFIX = "urn:ietf:params:scim:schemas:core:2.0:group:";
@@ -40,10 +44,11 @@ export function memberFilterValues(node: FilterNode): string[] | null {
 
 /**
  * Builds the plan; throws 400 invalidPath / invalidValue / mutability for operations a Group cannot take.
- * `lenient`: bare-string members are left out and listed in `skipped` instead of refused.
+ * `lenient`: bare-string members are left out and listed in `skipped`, and paths of attributes a Group does
+ * not have in `ignored`, instead of refused.
  */
 export function planGroupPatch(ops: PatchOperation[], maxFilterLength: number, lenient = false): GroupPatchPlan {
-  const plan: GroupPatchPlan = { memberOps: [], attributes: new Map(), filteredRemovals: [], skipped: [] };
+  const plan: GroupPatchPlan = { memberOps: [], attributes: new Map(), filteredRemovals: [], skipped: [], ignored: [] };
   const skipped = lenient ? plan.skipped : undefined;
   ops.forEach((op, i) => {
     const raw = op.path ?? "";
@@ -83,6 +88,9 @@ export function planGroupPatch(ops: PatchOperation[], maxFilterLength: number, l
         return;
       }
       default:
+        // [RFC7644§3.3] a service provider may ignore what it does not support: a well-formed path naming an
+        // attribute a Group does not have is left out in a lenient directory, the rest of the request applied
+        if (lenient && isAttributePath(path) && !attrInfo("Group", plain)) { plan.ignored.push(raw); return; }
         throw new ScimError(400, "invalidPath", `Invalid path '${raw || "(none)"}' for '${op.op}' op of operation ${i + 1} in PatchOp request body`);
     }
   });

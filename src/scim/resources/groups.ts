@@ -14,6 +14,8 @@ import { matches } from "../query/evaluate";
 import { expectedVersion, notModified } from "./conditional";
 import { groupBody } from "./input";
 import { applyAttributes, planGroupPatch } from "./group-patch";
+import { handleIgnored } from "../extensions/ignored";
+import { ignoredGroupAttributes } from "../extensions/body";
 import { groupSource } from "./list-sources";
 import { sendListPage } from "./list-page";
 import { listParams, searchParams, type ListParams } from "./query-params";
@@ -88,7 +90,7 @@ function noteSkipped(res: Response, ...lists: Array<string[] | undefined>): void
 }
 
 /** A group PATCH's plan, its member deltas (filtered removals resolved) encoded for the write. */
-async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{ memberOps: EncodedMemberOps; attributes: Map<string, unknown>; skipped: string[] }> {
+async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{ memberOps: EncodedMemberOps; attributes: Map<string, unknown>; skipped: string[]; ignored: string[] }> {
   const plan = planGroupPatch(normalisePatch("Group", req.body, c.settings.maxPatchOperations), c.settings.maxFilterLength, c.writeOptions.skipUnknownMembers);
   if (plan.filteredRemovals.length) {
     // a filter other than `value eq` reads every member: they count against the request's scan budget
@@ -101,7 +103,7 @@ async function plannedPatch(req: Request, c: ScimContext, id: string): Promise<{
     const hits = values.filter((value) => plan.filteredRemovals.some((f) => matches("Group", { value }, f)));
     plan.memberOps.push({ op: "remove", members: hits.map((value) => ({ value })) });
   }
-  return { memberOps: encodeMemberOps(plan.memberOps), attributes: plan.attributes, skipped: plan.skipped };
+  return { memberOps: encodeMemberOps(plan.memberOps), attributes: plan.attributes, skipped: plan.skipped, ignored: plan.ignored };
 }
 
 /** The /Groups router (mounted under the directory router). */
@@ -115,6 +117,7 @@ export function groupsRouter(): Router {
   r.post("/", async (req, res) => {
     const c = scimContext(res);
     const skipped: string[] = [];
+    handleIgnored(res, ignoredGroupAttributes(req.body), "invalidSyntax");
     const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined, c.settings.maxIdentifierLength);
     let id: string;
     try {
@@ -129,6 +132,7 @@ export function groupsRouter(): Router {
   r.put("/:id", async (req, res) => {
     const c = scimContext(res);
     const skipped: string[] = [];
+    handleIgnored(res, ignoredGroupAttributes(req.body), "invalidSyntax");
     const { body, members } = groupBody(req.body, c.writeOptions.skipUnknownMembers ? skipped : undefined, c.settings.maxIdentifierLength);
     // [O11, ory/polis #3136] memberships sent in a PUT replace the group's; a PUT without members keeps them
     const memberOps: MemberOp[] = members ? [{ op: "replace", members }] : [];
@@ -142,8 +146,9 @@ export function groupsRouter(): Router {
   r.patch("/:id", async (req, res) => {
     const c = scimContext(res);
     const expected = expectedVersion(req);
-    const { memberOps, attributes, skipped } = await plannedPatch(req, c, req.params.id);
+    const { memberOps, attributes, skipped, ignored } = await plannedPatch(req, c, req.params.id);
     noteSkipped(res, skipped);
+    handleIgnored(res, ignored, "invalidPath");
     // From here the request holds its members as one flat string, not as the parsed body and a member object
     // and id string per member: 50 clients' 256-member PATCHes kept ~2 MB of those alive while their writes
     // waited on Redis, and V8 copied all of it at every young-generation collection (bench/scim, --trace-gc).
