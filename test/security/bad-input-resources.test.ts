@@ -56,8 +56,9 @@ describe("unknown attributes and schemas in POST and PUT", () => {
     for (const stored of [(await s.users.get("acme", created.body.id))!.body, (await s.groups.get("acme", g.body.id, false))!.body]) {
       expect(JSON.stringify(stored)).not.toMatch(/frobnicate|favouriteColour|urn:example|nickname_of_nick|not an object/);
     }
-    await request(s.app).delete(`${U}/${created.body.id}`).set(s.auth()).expect(204);
-    await request(s.app).delete(`${G}/${g.body.id}`).set(s.auth()).expect(204);
+    // the deletes' trail events are written after the answers: waited for, so no later snapshot sees them land
+    await withTrailEvent(s, "acme", created.body.id, () => request(s.app).delete(`${U}/${created.body.id}`).set(s.auth()).expect(204));
+    await withTrailEvent(s, "acme", g.body.id, () => request(s.app).delete(`${G}/${g.body.id}`).set(s.auth()).expect(204), "group");
   });
 
   it("should keep only the resource type's own schema URIs in 'schemas' ([RFC7643§3])", async () => {
@@ -67,9 +68,12 @@ describe("unknown attributes and schemas in POST and PUT", () => {
     expect((await s.users.get("acme", created.body.id))!.body.schemas).toEqual([USER, ENT]);
     const g = await request(s.app).post(G).set(s.auth()).send({ schemas: [GROUP, "urn:example:unknown"], displayName: "Schemas" });
     expect(g.status).toBe(201);
+    await waitTrail(s, "acme", created.body.id, (e) => e.method === "POST");
+    await waitTrail(s, "acme", g.body.id, (e) => e.method === "POST", 5000, "group");
     expect((await s.groups.get("acme", g.body.id, false))!.body.schemas).toEqual([GROUP]);
-    await request(s.app).delete(`${U}/${created.body.id}`).set(s.auth()).expect(204);
-    await request(s.app).delete(`${G}/${g.body.id}`).set(s.auth()).expect(204);
+    // the deletes' trail events are written after the answers: waited for, so no later snapshot sees them land
+    await withTrailEvent(s, "acme", created.body.id, () => request(s.app).delete(`${U}/${created.body.id}`).set(s.auth()).expect(204));
+    await withTrailEvent(s, "acme", g.body.id, () => request(s.app).delete(`${G}/${g.body.id}`).set(s.auth()).expect(204), "group");
   });
 
   it("should refuse a body whose schemas name no schema of the resource type with 400", async () => {
