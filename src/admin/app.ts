@@ -15,6 +15,7 @@
  *   POST /admin/ownership/handover                       hand a platform resource to another directory of its account:
  *                                                        {space, resource, to, from?} (src/sync/ownership-handover.ts);
  *                                                        404 for an unknown directory or a resource nobody manages
+ *   GET  /admin/directories/:id/requests[/:requestId]     the directory's SCIM request log (request-log-routes.ts)
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
@@ -43,6 +44,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { AuthFailureKeys, MinuteCounters, SERIES } from "../store";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
+import { requestLogRoutes } from "./request-log-routes";
 import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
@@ -187,7 +189,7 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts, brakes));
   });
   r.use("/status", itemPages(c));
-  r.use("/directories", directoryAdminRoutes(c), itemApi(c), directoriesApi(c, logger));
+  r.use("/directories", directoryAdminRoutes(c), itemApi(c), requestLogRoutes(c), directoriesApi(c, logger));
   r.post("/ownership/handover", async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? v : undefined);

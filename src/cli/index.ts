@@ -10,6 +10,7 @@
  *   brake <directory> [confirm|cancel]  show the deprovision brake and what it holds (exit 3: it holds), or answer it
  *   keep-name <directory> <groupId>   a same-name group conflict: this group keeps the platform name
  *   handover <space> <resource> --to <directory>   hand a platform resource to another directory of its account
+ *   logs <directory> [--status 4xx] [--follow] [--json]   the directory's SCIM request log (NDJSON with --json)
  *   token new <directory>         a fresh SCIM token (printed once) and the hash to put in config
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
  *   directory create|list|show|update|disable|enable|delete, directory token …, directory oauth …
@@ -27,6 +28,8 @@ import { UnknownDirectoryError, type OpsBackend } from "./backends/ops-backend";
 import { redisBackend } from "./backends/redis-backend";
 import { configCheckCommand } from "./commands/config-check";
 import { directoryCommands } from "./commands/directory";
+import { logsCommand } from "./commands/logs";
+import { RequestLogFilterError } from "../scim/request-log/request-log-query";
 import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 import { brakeCommand } from "./commands/brake";
 import { userInfo } from "node:os";
@@ -129,6 +132,14 @@ export function buildProgram(): Command {
       if (!r.ok) { console.error(`scim-bridge: ${r.error}`); process.exitCode = r.status === 400 ? 2 : 1; return; }
       out(`${r.resource} (${r.space}) handed over from ${r.from ?? "nobody"} to ${r.to} on platform account ${r.account}; ${r.requeued} failed item(s) of ${r.to} queued again`);
     });
+  remote(program.command("logs").argument("<directory>").description("the directory's SCIM request log, newest first")
+    .option("--status <status>", "401, 4xx, 5xx, … (an exact status or a class)").option("--method <method>", "GET, POST, PUT, PATCH, DELETE")
+    .option("--resource <idOrName>", "a resource id, userName or displayName").option("--since <time>", "ISO 8601 time").option("--until <time>", "ISO 8601 time")
+    .option("--q <text>", "text anywhere in the entry, bodies included").option("--limit <n>", "entries (1–200, default 50)")
+    .option("--follow", "then print new requests as they arrive").option("--json", "one JSON entry per line (NDJSON), bodies included"))
+    .action((dir: string, o: RemoteOptions & { status?: string; method?: string; resource?: string; since?: string; until?: string; q?: string; limit?: string; follow?: boolean; json?: boolean }) =>
+      withBackend(o, (b) => logsCommand(b, dir, { status: o.status, method: o.method, resource: o.resource, since: o.since, until: o.until, q: o.q, limit: o.limit },
+        { json: !!o.json, follow: !!o.follow }, out)));
   const token = program.command("token").description("SCIM tokens");
   token.command("new").argument("<directory>").description("print a fresh token once, and the hash to add to the directory's tokenHashes")
     .action((dir: string) => {
@@ -154,7 +165,7 @@ export function buildProgram(): Command {
 export function runCli(argv: string[]): Promise<void> {
   return buildProgram().parseAsync(argv).then(() => undefined, (err: Error) => {
     console.error(err instanceof ConfigError ? err.message : `scim-bridge: ${err.message}`);
-    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError || err instanceof UsageError ? 2 : 1);
+    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError || err instanceof UsageError || err instanceof RequestLogFilterError ? 2 : 1);
   });
 }
 

@@ -180,6 +180,19 @@ export const directorySchema = strictObject({
      * mistake shows at the first create instead of the hundredth update.
      */
     strict: z.boolean().default(false),
+    /**
+     * The directory's SCIM request log (src/scim/request-log/): every SCIM request with its answer, bodies
+     * redacted and capped, kept by age and by size (oldest trimmed first).
+     */
+    requestLog: strictObject({
+      enabled: z.boolean().default(true),
+      /** Entries older than this are trimmed. */
+      maxAgeDays: z.number().positive().max(365).default(30),
+      /** The log's size in Redis, bodies included; past it the oldest entries are trimmed. */
+      maxMegabytes: z.number().positive().max(10240).default(50),
+      /** Each of a request's and a response's body is kept up to this many bytes (the rest is cut). */
+      maxBodyBytes: z.number().int().min(0).max(65536).default(4096),
+    }).prefault({}),
     /** This directory's own share of a server process, overriding the `scim.*` keys of the same names. */
     scim: strictObject({
       maxConcurrentRequests: z.number().int().positive().optional(),

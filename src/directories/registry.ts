@@ -30,7 +30,7 @@ export interface DirectoryEntry {
 /** A directory's settings or state changed: `after` undefined means it is gone. */
 export type DirectoryListener = (id: string, after: DirectoryEntry | undefined, before: DirectoryEntry | undefined) => Promise<void> | void;
 
-interface Candidate { hash: Buffer; id?: string; live: boolean }
+interface Candidate { hash: Buffer; id?: string; live: boolean; label: string }
 
 const DUMMY = Buffer.alloc(32);
 /** Last-use times are written at most this often per credential. */
@@ -194,16 +194,40 @@ export class DirectoryRegistry {
    * answer time does not tell whether the directory exists.
    */
   async authenticate(id: string, token: string | undefined): Promise<boolean> {
+    return (await this.authenticateAs(id, token)) !== undefined;
+  }
+
+  /** As `authenticate`, resolving with the token's name (see `tokenLabel`) when it is valid, else undefined. */
+  async authenticateAs(id: string, token: string | undefined): Promise<string | undefined> {
     const entry = this.entries.get(id);
     const match = this.match(entry, "token", token);
     if (match) {
       if (match.id) this.touch(id, match.id);
-      return true;
+      return match.label;
     }
-    if (token === undefined || !this.records) return false;
+    if (token === undefined || !this.records) return undefined;
     // the same Redis look-up whether the directory exists or not: the answer's timing must not tell
     const valid = await this.records.accessTokenValid(id, sha256(token).toString("hex"));
-    return !!entry && valid;
+    return entry && valid ? "OAuth access token" : undefined;
+  }
+
+  /**
+   * The name of the token `token` is among directory `id`'s, for the request log: a config-file token by
+   * its place, a token made by the admin API by its label (marked when expired), else "unknown token"
+   * (an OAuth access token, which is not kept by hash here, shows as such when `authenticated`).
+   */
+  tokenLabel(id: string, token: string | undefined, authenticated: boolean): string {
+    if (token === undefined) return "no token";
+    const entry = this.entries.get(id);
+    const digest = sha256(token);
+    const hashes = entry?.dir.tokenHashes ?? [];
+    for (let i = 0; i < hashes.length; i++) if (timingSafeEqual(Buffer.from(hashes[i], "hex"), digest)) return `config token #${i + 1}`;
+    for (const c of entry?.credentials ?? []) {
+      if (c.kind !== "token" || !timingSafeEqual(Buffer.from(c.hash, "hex"), digest)) continue;
+      const expired = !!c.expiresAt && Date.parse(c.expiresAt) <= Date.now();
+      return `${c.label || c.id}${expired ? " (expired)" : ""}`;
+    }
+    return authenticated ? "OAuth access token" : "unknown token";
   }
 
   /** The live client secret of directory `clientId` that `secret` is, if any (OAuth client authentication). */
@@ -216,9 +240,9 @@ export class DirectoryRegistry {
   private match(entry: DirectoryEntry | undefined, kind: CredentialKind, secret: string | undefined): Candidate | undefined {
     const now = Date.now();
     const candidates: Candidate[] = [];
-    if (entry && kind === "token") for (const h of entry.dir.tokenHashes) candidates.push({ hash: Buffer.from(h, "hex"), live: true });
+    if (entry && kind === "token") entry.dir.tokenHashes.forEach((h, i) => candidates.push({ hash: Buffer.from(h, "hex"), live: true, label: `config token #${i + 1}` }));
     for (const c of entry?.credentials ?? []) {
-      if (c.kind === kind) candidates.push({ hash: Buffer.from(c.hash, "hex"), id: c.id, live: !c.expiresAt || Date.parse(c.expiresAt) > now });
+      if (c.kind === kind) candidates.push({ hash: Buffer.from(c.hash, "hex"), id: c.id, live: !c.expiresAt || Date.parse(c.expiresAt) > now, label: c.label || c.id });
     }
     const digest = sha256(secret ?? "");
     let found: Candidate | undefined;

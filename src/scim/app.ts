@@ -1,6 +1,6 @@
 /**
  * The SCIM server: `/scim/v2/{directoryId}` per directory. Order matters:
- * auth (before any body is read) → the directory's share of concurrent requests (429 beyond) → body parser with the configured limit → our /Users and /Groups
+ * the request log's recorder (it sees every answer) → auth (before any body is read) → the directory's share of concurrent requests (429 beyond) → body parser with the configured limit → our /Users and /Groups
  * (store-backed, indexed, paged), the root search, the discovery endpoints, /Me and /Bulk → SCIM 404 for
  * anything else → the SCIM error renderer (never an HTML page or a stack trace). Every route is ours:
  * no request reaches a scimmy-routers default (SCIMMY itself validates bodies and applies PATCH).
@@ -35,6 +35,9 @@ import { rootSearchRouter } from "./resources/root-search";
 import { usersRouter } from "./resources/users";
 import { setupScimmy } from "./schemas";
 import { declaredExtensions, withDeclaredExtensions } from "./extensions/declared";
+import { RequestLogStore } from "./request-log/request-log-store";
+import { keepRequestBody, requestRecorder } from "./request-log/request-recorder";
+import { RequestLogWriter } from "./request-log/request-log-writer";
 
 export interface ScimAppDeps {
   config: Config;
@@ -121,6 +124,8 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
+  // first: the log records the authentication's answer too
+  dir.use(requestRecorder(new RequestLogWriter(new RequestLogStore(redis ?? users.connection, config.redis.keyPrefix), logger), registry));
   dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use(share.middleware());
   dir.use((req, res, next) => {
@@ -138,7 +143,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });
     next();
   });
-  dir.use(scimJsonBody(JSON_TYPES, config.server.bodyLimitBytes));
+  dir.use(scimJsonBody(JSON_TYPES, config.server.bodyLimitBytes), keepRequestBody);
   dir.use((req, _res, next) => {
     if (["POST", "PUT", "PATCH"].includes(req.method) && !req.is(JSON_TYPES)) {
       return next(new ScimError(415, undefined, "Content-Type must be application/scim+json or application/json"));

@@ -22,10 +22,12 @@ import { sendScimError } from "./errors";
 export function directoryAuth(registry: DirectoryRegistry, limiter: AuthFailureLimiter, keys: AuthFailureKeys): RequestHandler {
   return async (req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    if (await registry.authenticate(directoryId, presentedToken(req.header("authorization")))) {
+    const label = await registry.authenticateAs(directoryId, presentedToken(req.header("authorization")));
+    if (label !== undefined) {
       // counted for its directory in /metrics from here on; a failed authentication is counted under one
       // label whether the directory exists or not (src/roles/server.ts)
       res.locals.scimAuthenticated = true;
+      res.locals.scimTokenLabel = label; // for the request log
       if (!registry.get(directoryId)?.disabled) return next();
       return sendScimError(res, 403, undefined, `Directory "${directoryId}" is disabled on the bridge; changes are not accepted until an operator enables it again`);
     }

@@ -96,6 +96,9 @@ function bodyError(type: "entity.parse.failed" | "request.aborted"): Error {
   return Object.assign(new Error(type), { status: 400, type });
 }
 
+/** Where the plain reader leaves the body's text (the JSON the client sent) on the request. */
+export const BODY_TEXT = Symbol("bodyText");
+
 function plainJsonBody(limitBytes: number): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
@@ -116,7 +119,10 @@ function plainJsonBody(limitBytes: number): RequestHandler {
       try {
         verifyBody(req, res, buf, "utf-8");
         // an empty body is {}, as express.json makes it
-        req.body = size === 0 ? {} : JSON.parse(buf.toString("utf8"));
+        const text = size === 0 ? undefined : buf.toString("utf8");
+        req.body = text === undefined ? {} : JSON.parse(text);
+        // the text as sent, for the request log (which drops it at once: src/scim/request-log/request-recorder.ts)
+        if (text !== undefined) (req as unknown as Record<symbol, string>)[BODY_TEXT] = text;
       } catch (e) {
         return next(e instanceof SyntaxError ? bodyError("entity.parse.failed") : e);
       }

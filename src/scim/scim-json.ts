@@ -11,8 +11,12 @@ import type { Response } from "express";
  */
 export const SCIM_MEDIA_TYPE = "application/scim+json";
 
-/** Sends `json` (already serialised) with the SCIM media type and no parameters. */
+/**
+ * Sends `json` (already serialised) with the SCIM media type and no parameters; the text is left in
+ * `res.locals.scimResponseText` for the request log (src/scim/request-log/).
+ */
 export function sendScimJson(res: Response, json: string): void {
+  res.locals.scimResponseText = json;
   res.setHeader("Content-Type", SCIM_MEDIA_TYPE);
   // a Buffer, not a string: Express adds a charset to a string body's Content-Type
   res.send(Buffer.from(json, "utf8"));

@@ -31,6 +31,7 @@ export interface StoreCommands {
   refoldUserName(index: string, user: string, sortIndex: string, oldKey: string, newKey: string, id: string): Promise<number>;
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
+  appendRequestLog(log: string, index: string, ...args: string[]): Promise<string>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

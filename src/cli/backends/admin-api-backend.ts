@@ -8,6 +8,8 @@ import type { PlanReport, ResyncProgress } from "../../sync/resync";
 import type { HandoverResult } from "../../sync/ownership-handover";
 import type { BrakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
+import type { RequestLogPage } from "../../scim/request-log/request-log-store";
+import { RequestLogFilterError } from "../../scim/request-log/request-log-query";
 
 /** The admin API answered something the command cannot go on with. */
 export class AdminApiError extends Error {
@@ -86,6 +88,13 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
       if (r.status === 409) return { running: (r.body as { progress: ResyncProgress }).progress };
       expectOk(r, `POST /admin${dirPath(dir)}/resync`);
       return {};
+    },
+    readRequests: async (dir, filters) => {
+      const query = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => typeof e[1] === "string")).toString();
+      const r = await call("GET", `${dirPath(dir)}/requests${query ? `?${query}` : ""}`);
+      if (r.status === 400) throw new RequestLogFilterError((r.body as { error: string }).error);
+      if (r.status === 404) throw new UnknownDirectoryError(dir, (await statuses()).map((d) => d.id));
+      return expectOk(r, `GET /admin${dirPath(dir)}/requests`) as RequestLogPage;
     },
     close: async () => undefined,
   };

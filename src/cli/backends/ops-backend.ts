@@ -10,6 +10,8 @@ import type { PlanItem } from "../../sync/resync-plan";
 import type { HandoverRequest, HandoverResult } from "../../sync/ownership-handover";
 import type { BrakeAnswer, BrakeStatus } from "../../sync/brake/brake";
 import type { KeepNameResult } from "../../sync/keep-name/keep-name";
+import type { RequestLogPage } from "../../scim/request-log/request-log-store";
+import type { RequestLogFilters } from "../../scim/request-log/request-log-query";
 
 export interface OpsBackend {
   /** Every directory's status. */
@@ -36,6 +38,8 @@ export interface OpsBackend {
   keepName(dir: string, groupId: string, by: string): Promise<KeepNameResult>;
   /** Hands a platform resource over to another directory of its account. */
   handOver(req: HandoverRequest, by: string): Promise<HandoverResult>;
+  /** A page of the directory's SCIM request log, newest first (filters: request-log-query.ts). */
+  readRequests(dir: string, filters: RequestLogFilters): Promise<RequestLogPage>;
   close(): Promise<void>;
 }
 

@@ -12,6 +12,8 @@ import { keepPlatformName } from "../../sync/keep-name/keep-name";
 import { NameClaims } from "../../store";
 import { answerBrake, brakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
+import { RequestLogStore } from "../../scim/request-log/request-log-store";
+import { requestLogQuery } from "../../scim/request-log/request-log-query";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
 export async function redisBackend(config: Config): Promise<OpsBackend> {
@@ -53,6 +55,10 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     requestResync: async (dir) => {
       await c.queues.enqueueResync(dir, "cli");
       return {};
+    },
+    readRequests: async (dir, filters) => {
+      if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
+      return new RequestLogStore(redis, config.redis.keyPrefix).page(dir, requestLogQuery(filters));
     },
     close: async () => {
       await c.queues.close();
