@@ -125,7 +125,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });
   // first: the log records the authentication's answer too
-  dir.use(requestRecorder(new RequestLogWriter(new RequestLogStore(redis ?? users.connection, config.redis.keyPrefix), logger), registry));
+  dir.use(requestRecorder(new RequestLogWriter(new RequestLogStore(redis ?? users.connection, config.redis.keyPrefix), logger), registry, logger));
   dir.use(directoryAuth(registry, limiter, new AuthFailureKeys(config.redis.keyPrefix)));
   dir.use(share.middleware());
   dir.use((req, res, next) => {

@@ -2,7 +2,9 @@
  * A full dump of the Redis keys under a prefix, for "the store is unchanged" assertions: every key that
  * starts with the prefix (also `{prefix}…` BullMQ keys), read according to its TYPE — strings, hashes,
  * sets, sorted sets (with scores), lists and streams (entry ids and fields) — and whether it has a TTL.
- * Nothing is skipped unless the caller names it in `ignore`.
+ * Nothing is skipped unless the caller names it in `ignore`, except each directory's SCIM request log
+ * (`<kp>:{<dir>}:rl`, `…:rl:ids`): it records every request, the refused ones too, by design — it is what
+ * happened, not the bridge's state (test/scim/request-log.test.ts covers it).
  */
 import type { RedisConnection } from "../../src/store";
 import { scanKeys } from "./redis";
@@ -24,9 +26,11 @@ async function read(redis: RedisConnection, key: string, type: string): Promise<
 }
 
 /** Every key under `prefix` with its type and value; keys matching `ignore` are left out. */
+const REQUEST_LOG = /:\{[^}]+\}:rl(:ids)?$/;
+
 export async function snapshotRedis(redis: RedisConnection, prefix: string, ignore?: RegExp): Promise<RedisSnapshot> {
   const keys = [...new Set([...(await scanAll(redis, `${prefix}*`)), ...(await scanAll(redis, `{${prefix}}*`))])]
-    .filter((k) => !ignore || !ignore.test(k))
+    .filter((k) => !REQUEST_LOG.test(k) && (!ignore || !ignore.test(k)))
     .sort();
   // every key's commands are sent at once (one connection: they travel pipelined, a few round trips in all)
   const types = await Promise.all(keys.map((key) => redis.type(key)));

@@ -70,6 +70,9 @@ describe("the SCIM request log", () => {
     const missing = await scim("get", "/Users/0000-nope");
     const dup = await scim("post", "/Users", userBody("logged@example.com"));
     const bad = await scim("post", "/Users", "{\"userName\": ");
+    const malformed = await scim("get", "/Users/%E0%A4%A");
+    expect(malformed.res.status).toBeLessThan(500);
+    expect(await entryOf(malformed.requestId)).toMatchObject({ resourceType: "User", resourceId: "%E0%A4%A" });
     expect([wrong.res.status, none.res.status, missing.res.status, dup.res.status, bad.res.status]).toEqual([401, 401, 404, 409, 400]);
     expect(await entryOf(wrong.requestId)).toMatchObject({ status: 401, token: "unknown token", detail: expect.stringMatching(/Authorization failure/) });
     expect(await entryOf(none.requestId)).toMatchObject({ status: 401, token: "no token" });

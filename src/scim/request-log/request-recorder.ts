@@ -9,6 +9,7 @@
  * express function that touches it slows down).
  */
 import type { RequestHandler, Response } from "express";
+import type { Logger } from "pino";
 import type { DirectoryRegistry } from "../../directories/registry";
 import { presentedToken } from "../../auth/token";
 import type { RequestLogWriter } from "./request-log-writer";
@@ -28,7 +29,11 @@ export const keepRequestBody: RequestHandler = (req, res, next) => {
   const r = req as unknown as Record<symbol, string | undefined>;
   const settings = res.locals.requestLogSettings as { maxBodyBytes: number } | undefined;
   if (settings) {
-    res.locals.requestLogBody = bodyOf(req.body, r[BODY_TEXT], settings.maxBodyBytes);
+    try {
+      res.locals.requestLogBody = bodyOf(req.body, r[BODY_TEXT], settings.maxBodyBytes);
+    } catch {
+      res.locals.requestLogBody = { text: "[not kept]" }; // the log never fails a request
+    }
     const b = req.body as Record<string, unknown> | undefined;
     if (typeof b === "object" && b !== null) {
       if (typeof b.userName === "string") res.locals.requestLogUserName = b.userName;
@@ -46,8 +51,13 @@ function resourceOf(path: string, res: Response): { resourceType?: string; resou
   const resourceType = RESOURCE_TYPES[rest[0]] ?? rest[0].slice(0, 64);
   const location = res.getHeader("location");
   const fromLocation = typeof location === "string" ? location.slice(location.lastIndexOf("/") + 1) : undefined;
-  const id = rest[1] && rest[1] !== ".search" ? decodeURIComponent(rest[1]) : fromLocation;
+  const id = rest[1] && rest[1] !== ".search" ? safeDecode(rest[1]) : fromLocation;
   return { resourceType, ...(id ? { resourceId: id.slice(0, 256) } : {}) };
+}
+
+/** A path segment decoded, or as sent when it is not valid percent-encoding. */
+function safeDecode(segment: string): string {
+  try { return decodeURIComponent(segment); } catch { return segment; }
 }
 
 function unescapeJson(s: string): string {
@@ -76,7 +86,7 @@ function errorOf(sent: string | undefined): { scimType?: string; detail?: string
   }
 }
 
-export function requestRecorder(writer: RequestLogWriter, registry: DirectoryRegistry): RequestHandler {
+export function requestRecorder(writer: RequestLogWriter, registry: DirectoryRegistry, logger: Logger): RequestHandler {
   return (req, res, next) => {
     const directoryId = String(req.params.directoryId);
     const settings = registry.get(directoryId)?.dir.requestLog;
@@ -86,6 +96,14 @@ export function requestRecorder(writer: RequestLogWriter, registry: DirectoryReg
     res.locals.requestLogSettings = settings;
     const started = performance.now();
     res.once("finish", () => {
+      // after the answer, on no request's stack: an entry that cannot be made is dropped, never thrown
+      try {
+        record();
+      } catch (err) {
+        logger.warn({ err, directory: directoryId }, "SCIM request log entry not made");
+      }
+    });
+    const record = () => {
       const status = res.statusCode;
       const sent = res.locals.scimResponseText as string | undefined;
       const resource = resourceOf(path, res);
@@ -102,7 +120,7 @@ export function requestRecorder(writer: RequestLogWriter, registry: DirectoryReg
         response: sent === undefined ? undefined : responseBodyOf(sent, settings.maxBodyBytes),
       };
       writer.add(directoryId, entry, settings);
-    });
+    };
     next();
   };
 }
