@@ -27,6 +27,7 @@ import { LostCreates } from "./lost-creates/lost-creates";
 import { discoveryRouter } from "./discovery/discovery-router";
 import { ScanGate } from "./query/scan-gate";
 import { RequestShare } from "./fairness/request-share";
+import { checkPatchBytes } from "./fairness/patch-operations";
 import { CursorCodec } from "./cursor/cursor-codec";
 import { CursorKeyStore } from "./cursor/cursor-key-store";
 import { SortIndexStore } from "./sorting/sort-index-store";
@@ -143,7 +144,8 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
     Object.defineProperty(req, "query", { value: { ...req.query }, writable: true, configurable: true, enumerable: true });
     next();
   });
-  dir.use(scimJsonBody(JSON_TYPES, config.server.bodyLimitBytes), keepRequestBody);
+  // a PATCH over scim.maxPatchOperations is refused from its bytes, before the parse it would cost
+  dir.use(scimJsonBody(JSON_TYPES, config.server.bodyLimitBytes, (req, buf) => { if (req.method === "PATCH") checkPatchBytes(buf, config.scim.maxPatchOperations); }), keepRequestBody);
   dir.use((req, _res, next) => {
     if (["POST", "PUT", "PATCH"].includes(req.method) && !req.is(JSON_TYPES)) {
       return next(new ScimError(415, undefined, "Content-Type must be application/scim+json or application/json"));

@@ -15,7 +15,7 @@
  *   256-member PATCH).
  */
 import { isUtf8 } from "node:buffer";
-import express, { type RequestHandler } from "express";
+import express, { type Request, type RequestHandler } from "express";
 import { ScimError } from "./errors";
 import { hasLoneSurrogate } from "./lone-surrogates";
 
@@ -60,13 +60,17 @@ export function loneSurrogateAt(root: unknown): string | undefined {
   return undefined;
 }
 
+/** A look at the raw bytes of a request before they are parsed (throws a ScimError to refuse them). */
+export type BeforeParse = (req: Request, buf: Buffer) => void;
+
 /** Checks the raw body before it is parsed; throws a ScimError the SCIM error handler renders. */
-function verifyBody(req: unknown, _res: unknown, buf: Buffer, encoding: string): void {
+function verifyBody(req: unknown, _res: unknown, buf: Buffer, encoding: string, beforeParse?: BeforeParse): void {
   if (encoding.toLowerCase() !== "utf-8" && encoding.toLowerCase() !== "utf8") {
     throw new ScimError(415, undefined, "Request bodies must be UTF-8 JSON (charset=utf-8)");
   }
   if (!isUtf8(buf)) throw new ScimError(400, "invalidSyntax", "Request body is not valid UTF-8");
   if (buf.indexOf("\\u") >= 0) (req as Record<symbol, boolean>)[ESCAPES] = true;
+  beforeParse?.(req as Request, buf);
 }
 
 /**
@@ -99,7 +103,7 @@ function bodyError(type: "entity.parse.failed" | "request.aborted"): Error {
 /** Where the plain reader leaves the body's text (the JSON the client sent) on the request. */
 export const BODY_TEXT = Symbol("bodyText");
 
-function plainJsonBody(limitBytes: number): RequestHandler {
+function plainJsonBody(limitBytes: number, beforeParse?: BeforeParse): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
     if (h["content-length"] === undefined || h["content-type"] === undefined || h["content-encoding"] !== undefined || h["transfer-encoding"] !== undefined) return next();
@@ -117,7 +121,7 @@ function plainJsonBody(limitBytes: number): RequestHandler {
       // the request's 'error' and 'close' listeners keep this closure until the answer is sent: not the bytes
       chunks.length = 0;
       try {
-        verifyBody(req, res, buf, "utf-8");
+        verifyBody(req, res, buf, "utf-8", beforeParse);
         // an empty body is {}, as express.json makes it
         const text = size === 0 ? undefined : buf.toString("utf8");
         req.body = text === undefined ? {} : JSON.parse(text);
@@ -136,11 +140,11 @@ function plainJsonBody(limitBytes: number): RequestHandler {
   };
 }
 
-/** The body reader for the SCIM media types, with the body limit and the checks above. */
-export function scimJsonBody(types: string[], limitBytes: number): RequestHandler[] {
+/** The body reader for the SCIM media types, with the body limit, the checks above and `beforeParse`'s. */
+export function scimJsonBody(types: string[], limitBytes: number, beforeParse?: BeforeParse): RequestHandler[] {
   return [
-    plainJsonBody(limitBytes),
-    express.json({ type: types, limit: limitBytes, strict: false, verify: verifyBody }),
+    plainJsonBody(limitBytes, beforeParse),
+    express.json({ type: types, limit: limitBytes, strict: false, verify: (req, res, buf, encoding) => verifyBody(req, res, buf, encoding, beforeParse) }),
     (req, _res, next) => {
       if (req.body === undefined) return next();
       if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {

@@ -12,6 +12,7 @@
  * - an `add` / `replace` on a whole extension URN becomes one operation per attribute (extension-patch.ts).
  */
 import { ScimError } from "../errors";
+import { tooManyOperations } from "../fairness/patch-operations";
 import { attrInfo, PATCH_SCHEMA, type ResourceKind } from "../schemas";
 import { coerceAt, coerceObject } from "./coerce-values";
 import { expandExtensionOp } from "./extension-patch";
@@ -53,12 +54,8 @@ export function normalisePatch(kind: ResourceKind, body: unknown, maxOperations 
   const ops = getCI(b, "operations");
   if (ops === undefined || ops === null) return [];
   if (!Array.isArray(ops)) throw new ScimError(400, "invalidSyntax", "PATCH body 'Operations' must be an array");
-  // [RFC7644§3.12] "tooMany: The specified filter yields many more results than the server is willing to
-  // calculate or process": a PATCH of thousands of operations is work no IdP sends (Okta pushes up to 256
-  // members in one operation, O16; Entra a few operations per user)
-  if (ops.length > maxOperations) {
-    throw new ScimError(400, "tooMany", `PATCH holds ${ops.length} operations, more than the ${maxOperations} this server applies in one request; send them in several PATCH requests (several members fit in one operation's value array)`);
-  }
+  // the raw bytes were counted before the parse (fairness/patch-operations.ts); this count is exact
+  if (ops.length > maxOperations) throw tooManyOperations(maxOperations, ops.length);
 
   const out: PatchOperation[] = [];
   ops.forEach((raw, i) => {
