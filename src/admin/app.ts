@@ -44,7 +44,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { AuthFailureKeys, MinuteCounters, SERIES } from "../store";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
-import { requestLogRoutes } from "./request-log-routes";
+import { requestLogPages, requestLogRoutes } from "./request-log-routes";
 import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
@@ -188,7 +188,7 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     const brakes = new Map(await Promise.all(c.registry.list().map(async (e) => [e.dir.id, await brakeStatus(redis, config.redis.keyPrefix, e.dir, 50)] as const)));
     res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts, brakes));
   });
-  r.use("/status", itemPages(c));
+  r.use("/status", itemPages(c), requestLogPages(c));
   r.use("/directories", directoryAdminRoutes(c), itemApi(c), requestLogRoutes(c), directoriesApi(c, logger));
   r.post("/ownership/handover", async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;

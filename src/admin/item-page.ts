@@ -73,7 +73,7 @@ ${events ? `<ol class="timeline">${events}</ol>` : "<p>No activity recorded.</p>
 
 /** The search form of a directory. */
 export function searchForm(directory: string, q = ""): string {
-  return `<form method="get" action="/admin/status/${esc(directory)}/search" role="search"><label>Find in ${esc(directory)} <input type="search" name="q" value="${esc(q)}" placeholder="userName or displayName"></label> <button type="submit">Search</button></form>`;
+  return `<form method="get" action="/admin/status/${esc(directory)}/search" role="search"><label>Find in ${esc(directory)} <input type="search" name="q" value="${esc(q)}" placeholder="userName or displayName"></label> <button type="submit">Search</button></form> <a href="/admin/status/${esc(directory)}/requests" data-requests="${esc(directory)}">SCIM requests</a>`;
 }
 
 /** The body of a search's results. */

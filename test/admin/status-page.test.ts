@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import { chromium, type Browser } from "playwright-core";
-import { startSyncEnv, waitFor, PLATFORM_KEY, type SyncEnv } from "../helpers/sync-env";
+import { startSyncEnv, waitFor, PLATFORM_KEY, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 
@@ -172,6 +172,36 @@ maybe("status page in a browser", () => {
     expect(await page.locator("tr[data-directory=acme]").count()).toBe(0);
     await page.close();
   }, 60000);
+
+  it("should list a directory's SCIM requests, filter them, and show one with its bodies, the password redacted", async () => {
+    const created = await fetch(`${s.url}/scim/v2/wf/Users`, { method: "POST", headers: { Authorization: `Bearer ${TOKENS.wf}`, "Content-Type": "application/scim+json", "X-Request-Id": "page-req-1" },
+      body: JSON.stringify(userBody("requests.page@example.com", { password: "Page-Secret-991" })) });
+    expect(created.status).toBe(201);
+    await fetch(`${s.url}/scim/v2/wf/Users`, { headers: { Authorization: "Bearer wrong-token", "X-Request-Id": "page-req-2" } });
+    await waitFor(async () => (await s.admin("/directories/wf/requests/page-req-2")).status === 200);
+    const page = await browser.newPage();
+    await page.goto(`${s.url}/admin/status`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${s.url}/admin/status`);
+    await page.locator("a[data-requests=wf]").click();
+    await page.waitForURL(`${s.url}/admin/status/wf/requests`);
+    expect(await page.locator("tr[data-request=page-req-1]").textContent()).toContain("201");
+    expect(await page.locator("tr[data-request=page-req-2]").textContent()).toContain("unknown token");
+    await page.getByLabel("Status").fill("401");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/status=401/);
+    expect(await page.locator("tr[data-request=page-req-1]").count()).toBe(0);
+    expect(await page.locator("tr[data-request=page-req-2]").count()).toBe(1);
+    await page.goto(`${s.url}/admin/status/wf/requests`);
+    await page.locator("tr[data-request=page-req-1] a").first().click();
+    await page.waitForURL(`${s.url}/admin/status/wf/requests/page-req-1`);
+    const detail = await page.locator("body").textContent();
+    expect(detail).toContain("requests.page@example.com");
+    expect(detail).toContain("[redacted]");
+    expect(detail).not.toContain("Page-Secret-991");
+    await page.close();
+  }, 30000);
 
   it("should keep bull-board behind the same sign-in", async () => {
     expect((await fetch(`${s.url}/admin/queues`, { redirect: "manual", headers: { Accept: "text/html" } })).status).toBe(303);
