@@ -13,11 +13,14 @@
   Output: 1 moved; 0 nothing to do (the entry changed meanwhile); -1 another user holds the folded name
           already (two existing users that are one name now: both kept as they are, reported)
 ]]
+-- @include sortIndex
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[3] then return 0 end
 local owner = redis.call('HGET', KEYS[1], ARGV[2])
 if owner and owner ~= ARGV[3] then return -1 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-if redis.call('HGET', KEYS[2], 'un') == ARGV[1] then redis.call('HSET', KEYS[2], 'un', ARGV[2]) end
-if redis.call('ZREM', KEYS[3], ARGV[1] .. '\0' .. ARGV[3]) == 1 then redis.call('ZADD', KEYS[3], 0, ARGV[2] .. '\0' .. ARGV[3]) end
+if redis.call('HGET', KEYS[2], 'un') == ARGV[1] then
+  redis.call('HSET', KEYS[2], 'un', ARGV[2])
+  sortEntry(KEYS[3], ARGV[1], ARGV[2], ARGV[3])
+end
 return 1
