@@ -27,10 +27,12 @@ async function read(redis: RedisConnection, key: string, type: string): Promise<
 
 /** Every key under `prefix` with its type and value; keys matching `ignore` are left out. */
 const REQUEST_LOG = /:\{[^}]+\}:rl(:ids)?$/;
+/** The running workers' advertisement of their key variables: a heartbeat every 10 s, no request's doing. */
+const WORKER_HEARTBEAT = /:key-vars$/;
 
 export async function snapshotRedis(redis: RedisConnection, prefix: string, ignore?: RegExp): Promise<RedisSnapshot> {
   const keys = [...new Set([...(await scanAll(redis, `${prefix}*`)), ...(await scanAll(redis, `{${prefix}}*`))])]
-    .filter((k) => !REQUEST_LOG.test(k) && (!ignore || !ignore.test(k)))
+    .filter((k) => !REQUEST_LOG.test(k) && !WORKER_HEARTBEAT.test(k) && (!ignore || !ignore.test(k)))
     .sort();
   // every key's commands are sent at once (one connection: they travel pipelined, a few round trips in all)
   const types = await Promise.all(keys.map((key) => redis.type(key)));
