@@ -44,6 +44,9 @@ describe("declared extension attributes", () => {
     const got = await request(s.app).get(`${U}/${id}`).set(s.auth());
     expect(got.body.schemas).toEqual([CORE, CUSTOM]);
     expect(got.body[CUSTOM]).toEqual({ CostCenterCode: "CC-1", Badge: 42, Contractor: true, Skills: ["go"], Hired: "2024-05-01T09:30:00Z" });
+    const only = await request(s.app).get(`${U}/${id}`).set(s.auth()).query({ attributes: `${CUSTOM}:Badge` });
+    expect(only.body[CUSTOM]).toEqual({ Badge: 42 });
+    expect(only.body.userName).toBeUndefined();
     const put = await request(s.app).put(`${U}/${id}`).set(s.auth()).send({ schemas: [CORE], userName: "decl.one@example.com" });
     expect(put.body.schemas).toEqual([CORE]);
     expect(put.body[CUSTOM]).toBeUndefined();
