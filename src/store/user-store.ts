@@ -3,6 +3,7 @@
  * Indexed values (userName, externalId, emails, displayName) are derived here from the body.
  */
 import type { RedisConnection } from "./connection";
+import { idsAfterSeq, seqsOfIds } from "./creation-order";
 import { foldUserName } from "./user-name-fold";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
@@ -146,20 +147,11 @@ export class UserStore {
    * and the sequence of the last one: a cursor that stays right while users are added or deleted meanwhile.
    */
   async idsAfter(directoryId: string, after: number, limit: number): Promise<{ ids: string[]; seqs: number[]; last: number }> {
-    const rows = await this.redis.zrangebyscore(this.keys(directoryId).users, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, limit);
-    const ids: string[] = [];
-    const seqs: number[] = [];
-    for (let i = 0; i < rows.length; i += 2) { ids.push(rows[i]); seqs.push(Number(rows[i + 1])); }
-    return { ids, seqs, last: rows.length ? seqs[seqs.length - 1] : after };
+    return idsAfterSeq(this.redis, this.keys(directoryId).users, after, limit);
   }
 
-  /** The creation sequence of each id (null for an id that does not exist), read 1,000 ids per call. */
+  /** The creation sequence of each id (null for an id that does not exist), read in slices. */
   async seqsOf(directoryId: string, ids: string[]): Promise<Array<number | null>> {
-    const out: Array<number | null> = [];
-    for (let i = 0; i < ids.length; i += 1000) {
-      const scores = await this.redis.zmscore(this.keys(directoryId).users, ...ids.slice(i, i + 1000));
-      for (const s of scores) out.push(s === null ? null : Number(s));
-    }
-    return out;
+    return seqsOfIds(this.redis, this.keys(directoryId).users, ids);
   }
 }
