@@ -121,7 +121,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   const sortIndexes = new SortIndexStore(users.connection, config.redis.keyPrefix);
   const cursors = new CursorCodec(new CursorKeyStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.cursorTimeoutSeconds);
   const publicBase = config.server.publicBaseUrl ?? `http://127.0.0.1:${config.server.port}`;
-  const lostCreates = new LostCreates(new LostCreateStore(redis ?? users.connection, config.redis.keyPrefix), config.scim.lostCreateSeconds, logger);
+  const lostCreates = new LostCreates(new LostCreateStore(redis ?? users.connection, config.redis.keyPrefix, users.ack), config.scim.lostCreateSeconds, logger);
 
   const limiter = new AuthFailureLimiter(redis ?? users.connection, config.auth.maxFailures, config.auth.windowSeconds);
   const dir = express.Router({ mergeParams: true });

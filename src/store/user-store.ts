@@ -79,6 +79,11 @@ export class UserStore {
   }
 
   /** The Redis connection (for small helpers that share it). */
+  /** The replica acknowledgement this store's writes wait for, if `redis.replicaAck` asks for one. */
+  get ack(): ReplicaAck | undefined {
+    return this.replicaAck;
+  }
+
   get connection(): RedisConnection {
     return this.redis;
   }

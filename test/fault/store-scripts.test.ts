@@ -35,7 +35,7 @@ async function calls(): Promise<Record<string, number>> {
   return out;
 }
 
-const body = (i: number) => userBody({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `script.user${i}@example.com`, active: true });
+const body = (i: number) => userBody({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: `script.user${i}@example.com`, active: true }).body;
 
 describe("store scripts on an auto-pipelined connection", () => {
   const users = () => new UserStore(redis, "t:");

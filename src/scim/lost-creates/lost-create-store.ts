@@ -6,11 +6,13 @@
  */
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
+import type { ReplicaAck } from "../../store/replica-ack";
 
 export type CreateKind = "u" | "g";
 
 export class LostCreateStore {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  /** `ack`: the replica acknowledgement writes wait for (`redis.replicaAck`), when one is asked for. */
+  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly ack?: ReplicaAck) {}
 
   private key(dir: string, kind: CreateKind, fingerprint: string): string {
     const p = new DirectoryKeys(this.keyPrefix, dir).prefix;
@@ -25,6 +27,18 @@ export class LostCreateStore {
   /** The id of a create with this fingerprint whose outcome was unknown, if one is remembered. */
   async find(dir: string, kind: CreateKind, fingerprint: string): Promise<string | undefined> {
     return (await this.redis.get(this.key(dir, kind, fingerprint))) ?? undefined;
+  }
+
+  /**
+   * Resolves once replicas hold the create this fingerprint names, as any answered write must with
+   * `redis.replicaAck`: one write on the acknowledged connection, then its WAIT (replication keeps the
+   * master's order, so the earlier create is covered even when another process made it).
+   */
+  async confirmReplicated(dir: string, kind: CreateKind, fingerprint: string, id: string): Promise<void> {
+    if (!this.ack) return;
+    const key = this.key(dir, kind, fingerprint);
+    await this.ack.connection.set(key, id, "KEEPTTL", "XX");
+    await this.ack.confirm(key);
   }
 
   async forget(dir: string, kind: CreateKind, fingerprint: string): Promise<void> {

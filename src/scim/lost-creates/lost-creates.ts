@@ -54,13 +54,19 @@ export class LostCreates {
     }
     const fingerprint = createFingerprint(body);
     const prior = await this.store.find(dir, kind, fingerprint);
-    if (prior && (await exists(prior))) return { id: prior, earlier: true };
+    if (prior && (await exists(prior))) {
+      await this.store.confirmReplicated(dir, kind, fingerprint, prior);
+      return { id: prior, earlier: true };
+    }
     const id = prior ?? randomUUID();
     try {
       await write(id);
     } catch (err) {
       // the first attempt committed meanwhile: its resource is the answer
-      if (prior && err instanceof StoreConflictError && err.attribute === "id") return { id, earlier: true };
+      if (prior && err instanceof StoreConflictError && err.attribute === "id") {
+        await this.store.confirmReplicated(dir, kind, fingerprint, id);
+        return { id, earlier: true };
+      }
       if (createOutcomeUnknown(err)) this.remember(dir, kind, fingerprint, id);
       throw err;
     }
