@@ -161,7 +161,8 @@ describe("the SCIM request log", () => {
     await entryOf(marker.requestId);
     expect((await admin("/quiet/requests")).body).toEqual({ requests: [], next: null });
     const keys = new RequestLogKeys(e.prefix);
-    expect(await e.redis.exists(keys.log("quiet"), keys.log("no-such-directory"))).toBe(0);
+    // one key per call: the two directories hash to different slots on Redis Cluster
+    expect(await e.redis.exists(keys.log("quiet")) + await e.redis.exists(keys.log("no-such-directory"))).toBe(0);
   });
 });
 
