@@ -119,6 +119,9 @@ async function main(): Promise<number> {
         id, displayName: `${dialect} ${id}`, tokenHashes: [hashToken(token(id))], target: "workforce",
         platform: { baseUrl: sim.baseUrl, deploymentId: 1, apiKeyEnv: "SOAK_PLATFORM_KEY" },
         rateLimit: { max: DIR_RATE, durationMs: 1000 }, concurrency: 8,
+        // the soak's IdPs deactivate a random share of their users on purpose: the deprovision brake,
+        // which would hold them for an operator, is set past what the soak sends
+        safety: { deprovisionBrake: { max: 1_000_000, percent: 100 } },
       })),
     };
     const server = await startBridgeProcess(set, "server", config);
