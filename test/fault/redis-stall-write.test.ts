@@ -12,14 +12,11 @@
  */
 import request from "supertest";
 import type { Express } from "express";
-import { Redis } from "ioredis";
-import { hashToken } from "../../src/auth/token";
-import { loadConfig } from "../../src/config/load";
-import { createLogger } from "../../src/observability/logger";
-import { createScimApp } from "../../src/scim/app";
-import { GroupStore, UserStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import type { Redis } from "ioredis";
+import type { RedisConnection, UserStore } from "../../src/store";
 import { expectScimError, userBody } from "../helpers/expect-scim";
-import { ProcessSet, RedisServerProcess } from "../helpers/processes";
+import { ProcessSet, type RedisServerProcess } from "../helpers/processes";
+import { startStalledScim, stopBeforeNext } from "../helpers/stalled-scim";
 
 const TOKEN = "stall-token-1";
 const STOP_MS = 6000;
@@ -33,26 +30,13 @@ let store: RedisConnection;
 let check: Redis;
 let users: UserStore;
 let app: Express;
+let stall: Awaited<ReturnType<typeof startStalledScim>>;
 
 beforeAll(async () => {
   set = new ProcessSet();
-  redisServer = await RedisServerProcess.start(set);
-  const config = loadConfig({
-    env: { REDIS_URL: redisServer.url },
-    overrides: {
-      redis: { keyPrefix: "stall", commandTimeoutMs: 1000, writeSettleMs: 30000 },
-      server: { publicBaseUrl: "https://bridge.example.com", retryAfterSeconds: 1 },
-      log: { level: "silent" },
-      directories: [{ id: "acme", tokenHashes: [hashToken(TOKEN)], target: "workforce", platform: { baseUrl: "http://127.0.0.1:1/api", deploymentId: 1, apiKeyEnv: "UNUSED_KEY" } }],
-    },
-  });
-  store = createStoreConnection(config.redis.url, config.redis.commandTimeoutMs);
-  store.on("error", () => undefined);
-  await waitReady(store);
-  check = new Redis(redisServer.url);
-  users = new UserStore(store, "stall", config.redis.writeSettleMs);
-  const groups = new GroupStore(store, "stall", config.scim.maxGroupMembers, config.redis.writeSettleMs);
-  app = createScimApp({ config, users, groups, logger: createLogger("silent") });
+  const stalled = await startStalledScim(set, { keyPrefix: "stall", token: TOKEN, commandTimeoutMs: 1000, writeSettleMs: 30000 });
+  ({ redisServer, store, check, users, app } = stalled);
+  stall = stalled;
 }, 30000);
 afterAll(async () => {
   store?.disconnect();
@@ -68,17 +52,11 @@ const api = () => request(app);
  * `after(pid)` runs STOP_MS later (SIGCONT by default). Resolves when `after` has run.
  */
 function stallNext(script: "writeUser" | "deleteUser" | "writeGroup", after = async (pid: number) => { process.kill(pid, "SIGCONT"); }): { resumed: Promise<void> } {
-  const target = store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-  const original = target[script];
   let resume!: () => void;
   const resumed = new Promise<void>((r) => { resume = r; });
-  target[script] = function (this: unknown, ...args: unknown[]) {
-    target[script] = original;
-    const pid = redisServer.proc!.pid;
-    process.kill(pid, "SIGSTOP");
+  void stopBeforeNext(stall, script).then((pid) => {
     setTimeout(() => { void after(pid).then(resume); }, STOP_MS);
-    return original.apply(this, args);
-  };
+  });
   return { resumed };
 }
 

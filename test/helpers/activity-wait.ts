@@ -3,17 +3,15 @@
  */
 import { ActivityStore, type ActivityEvent } from "../../src/store";
 import type { TestScim } from "./scim-app";
+import { waitFor } from "./wait-for";
 
 /** The trail of `id` once it holds an event `pred` accepts (newest first); fails after `timeoutMs`. */
 export async function waitTrail(s: TestScim, dir: string, id: string, pred: (e: ActivityEvent) => boolean, timeoutMs = 5000, kind: "user" | "group" = "user"): Promise<ActivityEvent[]> {
   const store = new ActivityStore(s.redis, s.prefix);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const trail = await store.read(dir, kind, id);
-    if (trail.some(pred)) return trail;
-    if (Date.now() > deadline) throw new Error(`no such activity event of ${dir}/${id} within ${timeoutMs} ms: ${JSON.stringify(trail)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  let trail: ActivityEvent[] = [];
+  await waitFor(async () => (trail = await store.read(dir, kind, id)).some(pred), timeoutMs, `an activity event of ${dir}/${id}`)
+    .catch((err: Error) => { throw new Error(`${err.message}; trail: ${JSON.stringify(trail)}`); });
+  return trail;
 }
 
 /** Runs `action` (a request that appends to the trail of `id`) and waits until its event is in the trail. */
@@ -23,10 +21,6 @@ export async function withTrailEvent<T>(s: TestScim, dir: string, id: string, ac
   const before = await newest();
   const result = await action();
   await waitTrail(s, dir, id, () => true, 5000, kind);
-  const deadline = Date.now() + 5000;
-  while ((await newest()) === before) {
-    if (Date.now() > deadline) throw new Error(`no new activity event of ${dir}/${id}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(async () => (await newest()) !== before, 5000, `a new activity event of ${dir}/${id}`);
   return result;
 }

@@ -69,17 +69,9 @@ export interface SimStateView {
   externalUserCount: number;
 }
 
-/** Polls `fn` until it returns a truthy value (returned) or `timeoutMs` passes (throws with the last value). */
-export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, what = "condition"): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await fn();
-    if (last) return last as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { waitFor } from "./wait-for";
+
+export { waitFor };
 
 /**
  * Waits until a directory has nothing left to do: its outbox is empty (every entry enqueued), its queue

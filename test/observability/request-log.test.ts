@@ -9,6 +9,7 @@ import express from "express";
 import request from "supertest";
 import { createLogger } from "../../src/observability/logger";
 import { requestLog } from "../../src/observability/request-log";
+import { waitFor } from "../helpers/wait-for";
 
 function appWith(level: string) {
   const lines: Array<Record<string, unknown>> = [];
@@ -81,9 +82,5 @@ describe("requestLog", () => {
 /** Runs `act` (if any), then waits until a line matches (each written line is an event of the sink). */
 async function waitForLine(lines: Array<Record<string, unknown>>, match: (l: Record<string, unknown>) => boolean, act?: () => void): Promise<void> {
   act?.();
-  const end = Date.now() + 5000;
-  while (!lines.some(match)) {
-    if (Date.now() > end) throw new Error(`no such log line; got ${JSON.stringify(lines)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(() => lines.some(match), 5000, "a matching log line");
 }
