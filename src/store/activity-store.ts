@@ -18,7 +18,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { inlineCommand } from "./scripts";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 import type { SyncKind } from "./sync-state";
 
 /** One event of a trail. */
@@ -41,24 +41,6 @@ export interface ActivityEvent {
   durationMs?: number;
 }
 
-/*
-  Appends events to trails of one directory, each trail's in order; keeps the newest ARGV[1] of each and
-  pushes its expiry back (ARGV[2] seconds).
-    KEYS[1..n]  <P>a:<k>:<id>, the trails (STREAM, field e)
-    ARGV[1]     maxEvents
-    ARGV[2]     retention (seconds)
-    ARGV[3…]    for each key in order: its number of events, then the events as JSON
-*/
-const APPEND = `
-local a = 3
-for k = 1, #KEYS do
-  local n = tonumber(ARGV[a])
-  for i = a + 1, a + n do redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[1], '*', 'e', ARGV[i]) end
-  redis.call('EXPIRE', KEYS[k], ARGV[2])
-  a = a + n + 1
-end
-return 1`;
-
 /** One directory's appends of the current turn: events (as JSON) by trail key, and who waits for them. */
 interface Batch {
   trails: Map<string, string[]>;
@@ -75,12 +57,12 @@ function newBatch(): Batch {
 }
 
 export class ActivityStore {
-  private readonly appendScript: (...args: string[]) => Promise<number>;
+  private readonly scripts: RedisConnection & StoreCommands;
   private pending = new Map<string, Batch>();
   private scheduled = false;
 
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly maxEvents = 50, private readonly retentionDays = 30) {
-    this.appendScript = inlineCommand(redis, "activityAppend", "dynamic", APPEND);
+    this.scripts = defineStoreCommands(redis);
   }
 
   key(dir: string, kind: SyncKind, id: string): string {
@@ -115,7 +97,7 @@ export class ActivityStore {
       const keys = [...batch.trails.keys()];
       const args = [String(this.maxEvents), String(this.retentionDays * 86400)];
       for (const events of batch.trails.values()) args.push(String(events.length), ...events);
-      this.appendScript(String(keys.length), ...keys, ...args).then(() => batch.settle(), (err: Error) => batch.settle(err));
+      this.scripts.appendActivity(keys.length, ...keys, ...args).then(() => batch.settle(), (err: Error) => batch.settle(err));
     }
   }
 

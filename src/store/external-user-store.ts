@@ -4,22 +4,14 @@
  */
 import { AccountKeys } from "./account-keys";
 import type { RedisConnection } from "./connection";
-
-/*
-  KEYS[1] the account's set; ARGV[1] externalId, ARGV[2] limit
-  Output: {ok (1|0), usage after, added (1 when this call counted it)}
-*/
-const RESERVE = `
-local n = redis.call('SCARD', KEYS[1])
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return {1, n, 0} end
-if n >= tonumber(ARGV[2]) then return {0, n, 0} end
-redis.call('SADD', KEYS[1], ARGV[1])
-return {1, n + 1, 1}`;
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 
 export class ExternalUserStore {
   private readonly keys: AccountKeys;
-  constructor(private readonly redis: RedisConnection, keyPrefix: string) {
+  private readonly redis: RedisConnection & StoreCommands;
+  constructor(redis: RedisConnection, keyPrefix: string) {
     this.keys = new AccountKeys(keyPrefix);
+    this.redis = defineStoreCommands(redis);
   }
 
   key(baseUrl: string): string {
@@ -28,7 +20,7 @@ export class ExternalUserStore {
 
   /** Adds `externalId` unless the set holds `limit` already: {ok, usage after, added}. */
   async reserve(baseUrl: string, externalId: string, limit: number): Promise<{ ok: boolean; usage: number; added: boolean }> {
-    const [ok, n, added] = (await this.redis.eval(RESERVE, 1, this.key(baseUrl), externalId, String(limit))) as [number, number, number];
+    const [ok, n, added] = await this.redis.reserveExternalUser(this.key(baseUrl), externalId, String(limit));
     return { ok: ok === 1, usage: n, added: added === 1 };
   }
 

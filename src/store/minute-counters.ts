@@ -15,7 +15,7 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
-import { inlineCommand } from "./scripts";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 
 export const SERIES = ["idp", "calls", "callFailures", "queue", "lag"] as const;
 export type Series = typeof SERIES[number];
@@ -23,27 +23,6 @@ export type Series = typeof SERIES[number];
 const DAY_MINUTES = 24 * 60;
 /** A trim of one series happens at most this often per process. */
 const TRIM_EVERY_MS = 10 * 60_000;
-
-/*
-  KEYS[1..n] series hashes of one directory; ARGV: for each value, the index of its key in KEYS, its
-  minute, its value and "max" (a gauge: keeps the minute's highest) or "add" (a counter)
-  Writes a flush's values of one directory in one call (a pipeline per directory and flush built a
-  Pipeline object, which copies every script defined on the connection); an unbuffered gauge is a call
-  with one value.
-*/
-const WRITE = `
-for i = 1, #ARGV, 4 do
-  local key = KEYS[tonumber(ARGV[i])]
-  if ARGV[i + 3] == 'max' then
-    local cur = tonumber(redis.call('HGET', key, ARGV[i + 1]) or '-1')
-    if tonumber(ARGV[i + 2]) > cur then redis.call('HSET', key, ARGV[i + 1], ARGV[i + 2]) end
-  else
-    redis.call('HINCRBY', key, ARGV[i + 1], ARGV[i + 2])
-  end
-end
-return 1`;
-
-const WRITE_COMMAND = "minuteCountersWrite";
 
 export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000);
@@ -54,7 +33,7 @@ type Pending = Map<string, Map<string, { value: number; gauge: boolean }>>;
 
 export class MinuteCounters {
   private readonly trimmed = new Map<string, number>();
-  private readonly writeScript: (...args: string[]) => Promise<number>;
+  private readonly scripts: RedisConnection & StoreCommands;
   private pending: Pending = new Map();
   private timer?: NodeJS.Timeout;
   /** Flushes run one after the other. */
@@ -62,7 +41,7 @@ export class MinuteCounters {
 
   /** `flushMs`: buffer in the process and write every `flushMs` (none: every value is written at once). */
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly flushMs?: number) {
-    this.writeScript = inlineCommand(redis, WRITE_COMMAND, "dynamic", WRITE);
+    this.scripts = defineStoreCommands(redis);
   }
 
   /** Buffers a value; true when buffered (a `flushMs` counter), false when the caller writes it now. */
@@ -101,7 +80,7 @@ export class MinuteCounters {
         if (i < 0) i = series.push(name) - 1;
         args.push(String(i + 1), minute, String(gauge ? Math.round(value) : value), gauge ? "max" : "add");
       }
-      await this.writeScript(String(series.length), ...series.map((name) => this.key(dir, name)), ...args);
+      await this.scripts.writeMinuteCounters(series.length, ...series.map((name) => this.key(dir, name)), ...args);
       for (const name of series) await this.trim(dir, name, now);
     }));
   }
@@ -135,7 +114,7 @@ export class MinuteCounters {
   /** Keeps the highest `value` of this minute. */
   async max(dir: string, series: Series, value: number, now = Date.now()): Promise<void> {
     if (this.buffer(dir, series, value, true, now)) return;
-    await this.writeScript("1", this.key(dir, series), "1", String(minuteOf(now)), String(Math.round(value)), "max");
+    await this.scripts.writeMinuteCounters(1, this.key(dir, series), "1", String(minuteOf(now)), String(Math.round(value)), "max");
     await this.trim(dir, series, now);
   }
 

@@ -13,51 +13,19 @@
  */
 import type { RedisConnection } from "./connection";
 import { DirectoryKeys } from "./keys";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 
 export type ClaimSpace = "g" | "u";
-
-/*
-  KEYS[1] byName, KEYS[2] byId, KEYS[3] wait set of the name
-  ARGV[1] id, ARGV[2] name (lower), ARGV[3] holder that may be displaced ("" none)
-  Output: {1, the name the id held before or ""} when the id holds the name (it keeps the one before until
-  `letGo`); {0, holder} when another holds it.
-*/
-const CLAIM = `
-local h = redis.call('HGET', KEYS[1], ARGV[2])
-if h and h ~= ARGV[1] and h ~= ARGV[3] then
-  redis.call('SADD', KEYS[3], ARGV[1])
-  return {0, h}
-end
-if h and h ~= ARGV[1] and redis.call('HGET', KEYS[2], h) == ARGV[2] then redis.call('HDEL', KEYS[2], h) end
-local old = redis.call('HGET', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('SREM', KEYS[3], ARGV[1])
-if old and old ~= ARGV[2] then return {1, old} end
-return {1, ''}`;
-
-/*
-  KEYS[1] byName, KEYS[2] byId; ARGV[1] id, ARGV[2] name (lower; "" the one it holds, forgetting the id)
-  Output: the name let go ("" none).
-*/
-const LET_GO = `
-local name = ARGV[2]
-if name == '' then
-  name = redis.call('HGET', KEYS[2], ARGV[1])
-  if not name then return '' end
-  redis.call('HDEL', KEYS[2], ARGV[1])
-end
-if redis.call('HGET', KEYS[1], name) == ARGV[1] then
-  redis.call('HDEL', KEYS[1], name)
-  return name
-end
-return ''`;
 
 export type ClaimResult = { ok: true; previous?: string } | { ok: false; holder: string };
 
 /** Name claims of every directory. */
 export class NameClaims {
-  constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string) {}
+  private readonly redis: RedisConnection & StoreCommands;
+
+  constructor(redis: RedisConnection, private readonly keyPrefix: string) {
+    this.redis = defineStoreCommands(redis);
+  }
 
   private keys(dir: string, space: ClaimSpace, name = ""): [string, string, string] {
     const p = new DirectoryKeys(this.keyPrefix, dir).prefix;
@@ -71,7 +39,7 @@ export class NameClaims {
   async claim(dir: string, space: ClaimSpace, id: string, name: string, displace = ""): Promise<ClaimResult> {
     const lower = name.toLowerCase();
     const [n, i, w] = this.keys(dir, space, lower);
-    const [ok, v] = (await this.redis.eval(CLAIM, 3, n, i, w, id, lower, displace)) as [number, string];
+    const [ok, v] = await this.redis.claimName(n, i, w, id, lower, displace);
     if (!ok) return { ok: false, holder: v };
     return v ? { ok: true, previous: v } : { ok: true };
   }
@@ -79,7 +47,7 @@ export class NameClaims {
   /** Lets go of `name` if `id` holds it, or (no name) of the name it holds; resolves with the name let go. */
   async letGo(dir: string, space: ClaimSpace, id: string, name = ""): Promise<string | undefined> {
     const [n, i] = this.keys(dir, space);
-    return ((await this.redis.eval(LET_GO, 2, n, i, id, name.toLowerCase())) as string) || undefined;
+    return (await this.redis.letGoName(n, i, id, name.toLowerCase())) || undefined;
   }
 
   /** The holders of names (lower-cased), in order (undefined where none). */

@@ -12,35 +12,18 @@
  */
 import { AccountKeys } from "./account-keys";
 import type { RedisConnection } from "./connection";
-import { defineStoreCommands, inlineCommand } from "./scripts";
+import { defineStoreCommands, type StoreCommands } from "./scripts";
 
 export type OwnerSpace = "u" | "g" | "eu" | `eg:${string}`;
 
-/*
-  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] directory
-  Takes the resource for the directory when nobody owns it. Output: its owner.
-*/
-const CLAIM = `
-redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-return redis.call('HGET', KEYS[1], ARGV[1])`;
-
-/*
-  KEYS[1] the owner hash; ARGV[1] resource, ARGV[2] directory
-  Forgets the owner if it is the directory (the resource is gone). Output: 1 when forgotten.
-*/
-const FORGET = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0`;
-
 /** Owners of platform resources, per platform account. */
 export class Ownership {
-  private readonly claimScript: (...args: string[]) => Promise<string>;
-
   private readonly keys: AccountKeys;
+  private readonly redis: RedisConnection & StoreCommands;
 
-  constructor(private readonly redis: RedisConnection, keyPrefix: string) {
+  constructor(redis: RedisConnection, keyPrefix: string) {
     this.keys = new AccountKeys(keyPrefix);
-    this.claimScript = inlineCommand(redis, "ownershipClaim", 1, CLAIM);
+    this.redis = defineStoreCommands(redis);
   }
 
   key(baseUrl: string, space: OwnerSpace): string {
@@ -49,7 +32,7 @@ export class Ownership {
 
   /** The owner of a resource, taking it for `dir` when nobody owns it. */
   async claim(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<string> {
-    return this.claimScript(this.key(baseUrl, space), resource, dir);
+    return this.redis.claimOwner(this.key(baseUrl, space), resource, dir);
   }
 
   /** Owners of many resources, in order (undefined where none). */
@@ -60,7 +43,7 @@ export class Ownership {
 
   /** Forgets the owner of a resource that is gone, if `dir` owns it. */
   async forget(baseUrl: string, space: OwnerSpace, resource: string, dir: string): Promise<void> {
-    await this.redis.eval(FORGET, 1, this.key(baseUrl, space), resource, dir);
+    await this.redis.forgetOwner(this.key(baseUrl, space), resource, dir);
   }
 
   /** Records `dir` as the owner of a resource it just created (a created resource is its creator's). */
@@ -73,7 +56,7 @@ export class Ownership {
    * directory manages it, and nothing was written.
    */
   async handOver(baseUrl: string, space: OwnerSpace, resource: string, to: string, from = ""): Promise<{ ok: boolean; owner?: string; missing?: boolean }> {
-    const [ok, v] = await defineStoreCommands(this.redis).handOverOwner(this.key(baseUrl, space), resource, to, from);
+    const [ok, v] = await this.redis.handOverOwner(this.key(baseUrl, space), resource, to, from);
     return { ok: ok === 1, owner: v || undefined, ...(ok === -1 ? { missing: true } : {}) };
   }
 }

@@ -32,6 +32,15 @@ export interface StoreCommands {
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   appendRequestLog(log: string, index: string, ...args: string[]): Promise<string>;
+  claimOwner(owners: string, resource: string, dir: string): Promise<string>;
+  forgetOwner(owners: string, resource: string, dir: string): Promise<number>;
+  claimName(byName: string, byId: string, waiting: string, id: string, name: string, displace: string): Promise<[number, string]>;
+  letGoName(byName: string, byId: string, id: string, name: string): Promise<string>;
+  countAuthFailure(counter: string, windowSeconds: string): Promise<[number, number]>;
+  reserveExternalUser(set: string, externalId: string, limit: string): Promise<[number, number, number]>;
+  acquireRateWindow(window: string, nowMs: string, windowMs: string, max: string, token: string): Promise<number>;
+  appendActivity(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
+  writeMinuteCounters(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }
 
 const COMMANDS_DIR = path.join(__dirname, "commands");

@@ -13,7 +13,8 @@ const idp = (n: number): ActivityEvent => ({ type: "idp", at: new Date(Date.UTC(
 const names = (events: ActivityEvent[]) => events.map((e) => e.attributes?.[0]);
 /** The script calls `a` makes while `fn` runs. */
 async function scriptCalls(a: ActivityStore, fn: () => Promise<unknown>): Promise<number> {
-  const call = jest.spyOn(a as unknown as { appendScript: (...args: string[]) => Promise<number> }, "appendScript");
+  const scripts = (a as unknown as { scripts: { appendActivity: (...args: unknown[]) => Promise<number> } }).scripts;
+  const call = jest.spyOn(scripts, "appendActivity");
   await fn();
   return call.mock.calls.length;
 }
