@@ -26,8 +26,9 @@ import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { userBody } from "../../src/scim/resources/input";
 import { startSimulator, type RunningSimulator } from "../../src/simulator";
 import { SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { cleanPrefix } from "../../test/helpers/redis";
+import { directoryQueue } from "../../test/helpers/directory-queue";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -148,13 +149,13 @@ async function recovery(lockMs: number): Promise<number> {
     });
     const queues = new SyncQueues(s.redis, config);
     await writeUsers(s.users, "a", 40, "killed");
-    await until("jobs active in the worker process", async () => (await queues.directory("a").getActiveCount()) >= 4);
+    await until("jobs active in the worker process", async () => (await directoryQueue(queues, "a").getActiveCount()) >= 4);
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const killed = performance.now();
-    const held = (await queues.directory("a").getJobs(["active"])).map((j) => j.id!);
+    const held = (await directoryQueue(queues, "a").getJobs(["active"])).map((j) => j.id!);
     runtime = await startSyncRuntime(config, logger, { env: s.env });
-    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((id) => queues.directory("a").getJob(id)))).every((j) => !!j?.finishedOn));
+    await until("the dead worker's jobs completed", async () => (await Promise.all(held.map((id) => directoryQueue(queues, "a").getJob(id)))).every((j) => !!j?.finishedOn));
     const ms = performance.now() - killed;
     await queues.close();
     return ms;

@@ -33,7 +33,7 @@ import { ExpressAdapter } from "@bull-board/express";
 import { RedisUnavailableError, type RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
-import type { SyncQueues } from "../sync/queues";
+import type { SyncQueues } from "../sync/admission/queues";
 import { resumeDirectory, retryFailed } from "../sync/directory-control";
 import { operator, resyncRoutes } from "./resync-routes";
 import { handOver } from "../sync/ownership-handover";

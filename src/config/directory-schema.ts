@@ -134,7 +134,7 @@ export const directorySchema = strictObject({
     embed: embedSchema.optional(),
     workforce: workforceSchema.default({ onUserDelete: "deactivate" }),
     rateLimit: rateLimitSchema.default({ max: 50, durationMs: 1000 }),
-    /** Reconciles of this directory admitted into its queue shard at once across all workers (src/store/admission-store.ts). */
+    /** Reconciles of this directory admitted into its queue shard at once across all workers (src/sync/admission/admission-store.ts). */
     concurrency: z.number().int().positive().default(8),
     /** Cron expression for a scheduled full resync (optional). */
     resyncSchedule: z.string().optional(),

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../config/schema";
 import { ResyncStore, SyncStateStore, type DirectoryRecords, type ResyncProgress } from "../store";
 import { DELETE_PAUSE_REASON } from "../sync/deleting";
-import type { SyncQueues } from "../sync/queues";
+import type { SyncQueues } from "../sync/admission/queues";
 import { answerResync } from "../sync/resync-confirm";
 import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";

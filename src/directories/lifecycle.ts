@@ -7,7 +7,7 @@
 import { mergeConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import type { DirectoryRecord } from "../store";
-import type { SyncQueues } from "../sync/queues";
+import type { SyncQueues } from "../sync/admission/queues";
 import { liftDeletePause } from "../sync/deleting";
 import { newCredential, type NewCredential } from "./credentials";
 import { answerDeprovision, requestDeprovision, type DeprovisionReply } from "./deprovision";

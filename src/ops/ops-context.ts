@@ -4,7 +4,7 @@ import type { Config } from "../config/schema";
 import { DirectoryRegistry } from "../directories/registry";
 import { GroupStore, ResyncStore, SyncStateStore, UserStore } from "../store";
 import { ExternalUserUsage } from "../sync/external-user-usage";
-import { SyncQueues } from "../sync/queues";
+import { SyncQueues } from "../sync/admission/queues";
 
 export interface OpsContext {
   config: Config;

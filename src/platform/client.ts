@@ -6,7 +6,7 @@
  * so keys, tokens and session ids cannot leak.
  *
  * One retry layer (issue 11): the transport never retries. A failure is classified (TransientError,
- * RateLimitedError, …) and thrown; the sync engine's BullMQ jobs own retries and backoff (src/sync/outcome.ts),
+ * RateLimitedError, …) and thrown; the sync engine's BullMQ jobs own retries and backoff (src/sync/admission/outcome.ts),
  * and a 429 waits for Retry-After without spending an attempt.
  */
 import { randomUUID } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * The worker role: one BullMQ Worker per queue shard (src/sync/shard-worker.ts) running every directory's
+ * The worker role: one BullMQ Worker per queue shard (src/sync/admission/shard-worker.ts) running every directory's
  * jobs through that directory's processor, and one outbox dispatcher for all directories. The Redis
  * connections of a process do not grow with the directories: one shared connection, the dispatcher's
  * idle wait on the outbox signal, and one blocking connection per shard Worker. Nor do its other
@@ -31,16 +31,16 @@ import { ADVERTISE_MS, KeyVarStore } from "../sync/key-vars/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
 import { withEmptyDesiredState } from "../sync/empty-desired";
 import { createDirectoryPlatform } from "../sync/directory-platform";
-import { OutboxDispatcher } from "../sync/dispatcher";
+import { OutboxDispatcher } from "../sync/admission/dispatcher";
 import { ExternalUserUsage } from "../sync/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { DeprovisionBrake } from "../sync/brake/brake";
 import { KeyMonitor, keyFingerprint } from "../sync/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
-import { Revival } from "../sync/revival";
+import { Revival } from "../sync/admission/revival";
 import { createProcessor } from "../sync/processor";
-import { SyncQueues } from "../sync/queues";
-import { startShardWorkers, type JobProcessor } from "../sync/shard-worker";
+import { SyncQueues } from "../sync/admission/queues";
+import { startShardWorkers, type JobProcessor } from "../sync/admission/shard-worker";
 import { inLanes } from "../sync/lanes";
 import { periodic } from "../sync/periodic";
 

@@ -27,7 +27,6 @@ export * from "./item-search";
 export * from "./queue-keys";
 export * from "./outbox-signal";
 export * from "./outbox-ack";
-export * from "./admission-store";
 export * from "./name-claims";
 export * from "./ownership";
 export * from "./index-migration";

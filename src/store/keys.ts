@@ -101,7 +101,7 @@ export function metricsSaltKey(keyPrefix: string): string {
 }
 
 /**
- * Keys of the revival of a directory's items that failed on transient errors (src/sync/revival.ts):
+ * Keys of the revival of a directory's items that failed on transient errors (src/sync/admission/revival.ts):
  * `P s:revive` ZSET "<kind>:<id>" scored by when to queue it again; `P s:revive:n` HASH "<kind>:<id>" → times
  * queued again so far (the exponent of its schedule).
  */

@@ -1,6 +1,6 @@
 /**
  * Acknowledging and deleting outbox entries a dispatcher has handled, as a Lua function of the dispatch
- * script (src/store/admission-store.ts `dispatch`): in one script, so an entry is never acked without being
+ * script (src/sync/admission/admission-store.ts `dispatch`): in one script, so an entry is never acked without being
  * deleted (it would stay in the stream for good) nor deleted while still pending (the sweeper would claim
  * a hole).
  */

@@ -1,5 +1,5 @@
 /**
- * Which outboxes have news, for the dispatcher (src/sync/dispatcher.ts).
+ * Which outboxes have news, for the dispatcher (src/sync/admission/dispatcher.ts).
  *
  *   <keyPrefix>:outbox:news   ZSET   ids of the directories whose outbox got an entry since a dispatcher
  *                                   last took them, scored by when they were first named (ZPOPMIN: oldest

@@ -8,7 +8,7 @@
  * brackets"; "if you use several queues in the same cluster, you should use different prefixes so that the
  * queues are evenly placed in the cluster nodes").
  *
- * Admission (src/store/admission-store.ts), under the directory's own hash tag (P = `<keyPrefix>:{<dir>}:`),
+ * Admission (src/sync/admission/admission-store.ts), under the directory's own hash tag (P = `<keyPrefix>:{<dir>}:`),
  * so each admission script touches one slot:
  *   P q:backlog    ZSET   "<kind>:<id>" of the resources waiting for a turn, scored by when they were asked
  *                         for (parked ones score 0: first in line). At most one entry per resource.
@@ -23,7 +23,7 @@
  *   P q:hold       STRING set with a TTL while the platform asked the directory to wait (429 Retry-After):
  *                         no admission while it exists.
  *   P q:share      STRING how many resources the directory has admitted since it last had none admitted
- *                         for longer than SHARE_GRACE_MS (src/store/admission-store.ts; it expires then):
+ *                         for longer than SHARE_GRACE_MS (src/sync/admission/admission-store.ts; it expires then):
  *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
  *                         first jobs of a directory that was idle do not queue behind them.
  * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/store/sync-state.ts).

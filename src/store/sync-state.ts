@@ -71,7 +71,7 @@ function parseRecord(h: Record<string, string>): SyncRecord {
  * Lua: `mark_pending(status, recs, names, now)` marks each resource pending unless it already has a
  * status: `status` the pending status set's key, `recs` the resources' sync-state hashes, `names` their
  * "<k>:<id>" (in `recs`' order), `now` an ISO time. Returns how many were marked. Part of the outbox
- * dispatch script (src/store/admission-store.ts), which the caller passes every key of.
+ * dispatch script (src/sync/admission/admission-store.ts), which the caller passes every key of.
  */
 export const MARK_PENDING_LUA = `
 local function mark_pending(status, recs, names, now)

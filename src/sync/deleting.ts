@@ -17,7 +17,7 @@ import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
 import { DirectoryRecords, ResyncStore, SyncStateStore, type SyncKind } from "../store";
 import type { RedisConnection } from "../store/connection";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "./admission/queues";
 
 /** The pause of a directory whose deprovision run waits for the operator. */
 export const DELETE_PAUSE_REASON = "being deleted with platform=deprovision: waiting for an operator to confirm or cancel its deprovisions";

@@ -5,7 +5,7 @@
  * worker picks them up, so a paused directory never holds its shard-mates.
  */
 import type { SyncKind, SyncStateStore } from "../store";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "./admission/queues";
 import { isMissingKeyPause } from "./pause-reason";
 
 /** Pauses a directory (all workers) and records why. */

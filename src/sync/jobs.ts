@@ -2,7 +2,7 @@
  * Job names, payloads and shard assignment. Every directory's jobs run on one of `sync.queueShards` BullMQ
  * queues (src/store/queue-keys.ts), chosen by a stable hash of the directory id, so the number of queues —
  * and of Redis connections a worker holds — does not grow with the directories. A job names its directory;
- * its admission into the shard (src/store/admission-store.ts) keeps one directory's pause (401), rate limit
+ * its admission into the shard (src/sync/admission/admission-store.ts) keeps one directory's pause (401), rate limit
  * (429), failures and backlog from holding another's work.
  */
 import { createHash } from "node:crypto";

@@ -12,7 +12,7 @@ import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import { legacyQueue, type SyncKind } from "../store";
 import { RECONCILE, RESYNC } from "./jobs";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "./admission/queues";
 
 /** Moves waiting legacy jobs of these directories; returns how many jobs moved. */
 export async function migrateLegacyQueues(redis: RedisConnection, keyPrefix: string, directoryIds: string[], queues: SyncQueues, logger: Logger): Promise<number> {

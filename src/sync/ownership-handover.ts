@@ -11,7 +11,7 @@ import { accountIdentity, sameAccount } from "../accounts/account-identity";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { Ownership, type OwnerSpace, type SyncStateStore } from "../store";
 import { retryFailed } from "./directory-control";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "./admission/queues";
 
 export interface HandoverRequest {
   /** "u" / "g" (workforce platform user / group id), "eu" (embed externalId), "eg:<tenant>" (embed-tenant group name). */

@@ -10,11 +10,11 @@ import type { Metrics } from "../observability/metrics";
 import type { PlatformCallInfo } from "../platform";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
-import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./outcome";
+import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./admission/outcome";
 import { ResyncStore, type ActivityEvent, type ActivityStore, type MinuteCounters } from "../store";
 import { reconcile } from "./reconcile";
 import { startResync } from "./resync";
-import type { Revival } from "./revival";
+import type { Revival } from "./admission/revival";
 import { afterJob, gateReconcile, type DeletingDeps } from "./deleting";
 
 export interface ProcessorDeps {

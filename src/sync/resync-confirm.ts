@@ -17,7 +17,7 @@ import type { RedisConnection } from "../store/connection";
 import { DirectoryRecords, ResyncStore } from "../store";
 import { endDeleting } from "./deleting";
 import type { Logger } from "pino";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "./admission/queues";
 import type { DirectoryConfig } from "../config/schema";
 import { recheckHeld } from "./resync-recheck";
 

@@ -18,6 +18,7 @@ import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-contro
 import { ProcessSet } from "../helpers/processes";
 import { startRedisCluster, type LocalCluster } from "../helpers/redis-cluster";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const set = new ProcessSet();
 let cluster: LocalCluster;
@@ -105,7 +106,7 @@ describe("a Redis Cluster master killed mid-push", () => {
     const where = await Promise.all(left.map(async (u) => `${u}: ${await inStore(u) ? "in the store" : "not in the store"}`));
     const acceptedInStore = left.length ? (await Promise.all(accepted.map(inStore))).filter(Boolean).length : accepted.length;
     const admission = await e.runtime!.queues.admission.depth("wf");
-    const jobs = await e.runtime!.queues.directory("wf").getJobCounts("wait", "active", "delayed", "prioritized", "failed");
+    const jobs = await directoryQueue(e.runtime!.queues, "wf").getJobCounts("wait", "active", "delayed", "prioritized", "failed");
     expect({ missing: where, acceptedInStore, admission, jobs, atKill }).toEqual({ missing: [], acceptedInStore: accepted.length, admission, jobs, atKill });
   }, 180000); // a failover (node timeout + election) and the catch-up on a loaded 2-core machine outlast the 30 s default;
   // longer than the catch-up's own 120 s, so a catch-up that never ends fails naming the users still missing

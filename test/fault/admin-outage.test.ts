@@ -16,7 +16,7 @@ import type { Config } from "../../src/config/schema";
 import { startRegistry, type DirectoryRegistry } from "../../src/directories/registry";
 import { createLogger } from "../../src/observability/logger";
 import { createQueueConnection, waitReady, type RedisConnection } from "../../src/store";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { ProcessSet, RedisServerProcess } from "../helpers/processes";
 import { waitFor } from "../helpers/sync-env";
 

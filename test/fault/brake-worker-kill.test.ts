@@ -5,7 +5,7 @@
  * worker runs again; a confirmation then applies them.
  */
 import { loadConfig } from "../../src/config/load";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { answerBrake } from "../../src/sync/brake/brake";
 import { BrakeStore } from "../../src/sync/brake/brake-store";
 import { startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";

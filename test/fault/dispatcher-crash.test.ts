@@ -6,7 +6,7 @@
  * (XAUTOCLAIM, idle ≥ max(sync.sweepIntervalMs, 10 s)) and enqueues them, which it must.
  */
 import { DirectoryKeys } from "../../src/store";
-import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
+import { DISPATCH_GROUP } from "../../src/sync/admission/dispatcher";
 import { inPool } from "../helpers/idp-client";
 import { startFaultEnv, until, userBody, type FaultEnv } from "../helpers/fault-env";
 

@@ -26,7 +26,7 @@ import { adminRouter } from "../../src/admin/app";
 import { startRegistry, type DirectoryRegistry } from "../../src/directories/registry";
 import { createScimApp } from "../../src/scim/app";
 import { GroupStore, ReplicaAck, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { StoreNotReplicatedError } from "../../src/store/errors";
 import { defineStoreCommands } from "../../src/store/scripts";
 import { settledWrite } from "../../src/store/write-settle";

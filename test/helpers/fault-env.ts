@@ -10,8 +10,8 @@ import { hashToken } from "../../src/auth/token";
 import type { FaultsInput } from "../../src/simulator/faults-schema";
 import { GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady, type SyncStatus } from "../../src/store";
 import { loadConfig } from "../../src/config/load";
-import type { DirectoryQueue } from "../../src/sync/directory-queue";
-import { SyncQueues } from "../../src/sync/queues";
+import { directoryQueue, type DirectoryQueue } from "./directory-queue";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { IdpClient } from "./idp-client";
 import { ProcessSet, startBridgeProcess, startSimProcess, type BridgeProcess, type SimProcess } from "./processes";
 import { cleanPrefix, testPrefix, TEST_REDIS_URL } from "./redis";
@@ -111,7 +111,7 @@ async function build(set: ProcessSet, o: FaultEnvOptions, prefix: string, redisU
     users: new UserStore(redis, prefix),
     groups: new GroupStore(redis, prefix),
     state: new SyncStateStore(redis, prefix),
-    queue: (dir = dirs[0]) => queues.directory(dir),
+    queue: (dir = dirs[0]) => directoryQueue(queues, dir),
     startServer: async (port = 0) => {
       const server = await startBridgeProcess(set, "server", { ...config, server: { ...config.server, port } });
       serverUrl = server.url;

@@ -16,7 +16,7 @@ import { createLogger } from "../../src/observability/logger";
 import { GroupStore, largeGroups, ReplicaAck, SyncStateStore, UserStore, createQueueConnection, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/start-simulator";
 import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { cleanPrefix, scanKeys, testPrefix, unlinkKeys, TEST_REDIS_ENV } from "./redis";
 
 export const PLATFORM_KEY = "test-platform-key-0001";
@@ -70,6 +70,7 @@ export interface SimStateView {
 }
 
 import { waitFor } from "./wait-for";
+import { directoryQueue } from "./directory-queue";
 
 export { waitFor };
 
@@ -80,7 +81,7 @@ export { waitFor };
  * the worker write its buffered per-minute counters.
  */
 export async function waitIdle(e: SyncEnv, dir: "wf" | "em", timeoutMs = 15000): Promise<void> {
-  const queue = e.runtime!.queues.directory(dir);
+  const queue = directoryQueue(e.runtime!.queues, dir);
   await waitFor(async () => {
     if ((await e.redis.xlen(e.users.keys(dir).outbox)) > 0) return false;
     const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized");

@@ -6,6 +6,7 @@ import type { Job } from "bullmq";
 import type { SyncKind, SyncRecord, SyncStatus } from "../../src/store";
 import { userBody } from "./expect-scim";
 import { waitFor, type SimStateView, type SyncEnv } from "./sync-env";
+import { directoryQueue } from "./directory-queue";
 
 type SimUser = SimStateView["scim"]["users"][number];
 type SimGroup = SimStateView["scim"]["groups"][number];
@@ -45,7 +46,7 @@ export async function endpointCalls(e: SyncEnv, endpoint: string): Promise<numbe
 
 /** Reconcile jobs of one resource in the given BullMQ states (default: completed). */
 export async function reconcileJobs(e: SyncEnv, dir: string, kind: SyncKind, id: string, states: Array<"completed" | "failed" | "active" | "wait" | "delayed"> = ["completed"]): Promise<Job[]> {
-  const jobs = await e.queues.directory(dir).getJobs(states, 0, -1);
+  const jobs = await directoryQueue(e.queues, dir).getJobs(states, 0, -1);
   return jobs.filter((j) => j && j.name === "reconcile" && j.data.kind === kind && j.data.id === id);
 }
 
@@ -63,7 +64,7 @@ export async function waitReconcileJobs(e: SyncEnv, dir: string, kind: SyncKind,
 /** Waits until the directory's queue has no active, waiting or delayed job. */
 export async function waitIdle(e: SyncEnv, dir: string, timeoutMs = 10000): Promise<void> {
   await waitFor(async () => {
-    const c = await e.queues.directory(dir).getJobCounts("active", "waiting", "delayed", "prioritized");
+    const c = await directoryQueue(e.queues, dir).getJobCounts("active", "waiting", "delayed", "prioritized");
     return Object.values(c).every((x) => x === 0);
   }, timeoutMs, `the ${dir} queue to drain`);
 }

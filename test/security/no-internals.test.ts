@@ -8,7 +8,7 @@ import { createQueueConnection, createStoreConnection, GroupStore, UserStore, wa
 import { adminRouter } from "../../src/admin/app";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
-import { SyncQueues } from "../../src/sync/queues";
+import { SyncQueues } from "../../src/sync/admission/queues";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncEnv, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, ADMIN_TOKEN, type BridgeServer } from "../helpers/bridge-server";

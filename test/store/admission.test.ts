@@ -1,8 +1,8 @@
 /**
- * The admission of a directory's work (src/store/admission-store.ts) against real Redis: the order in
+ * The admission of a directory's work (src/sync/admission/admission-store.ts) against real Redis: the order in
  * which BullMQ's events arrive must not leave a resource unable to run again.
  */
-import { AdmissionStore, SHARE_GRACE_MS } from "../../src/store/admission-store";
+import { AdmissionStore, SHARE_GRACE_MS } from "../../src/sync/admission/admission-store";
 import { createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 import { waitFor } from "../helpers/sync-env";

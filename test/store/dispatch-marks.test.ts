@@ -4,7 +4,8 @@
  * admits what the directory's free slots allow, atomically. Through real Redis; on the `cluster` project
  * too, where every key a script touches must be declared and in one slot.
  */
-import { AdmissionStore, DirectoryKeys, SyncStateStore, createStoreConnection, waitReady, type RedisConnection, type SyncKind } from "../../src/store";
+import { AdmissionStore } from "../../src/sync/admission/admission-store";
+import { DirectoryKeys, SyncStateStore, createStoreConnection, waitReady, type RedisConnection, type SyncKind } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
 let redis: RedisConnection;

@@ -7,6 +7,7 @@
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, simUser, waitAllSynced } from "../helpers/sync-wait";
 import { resumeDirectory } from "../../src/sync/directory-control";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const KEY2 = "test-platform-key-0002";
 const KEY3 = "test-platform-key-0003";
@@ -32,16 +33,16 @@ describe("a 401 from the platform", () => {
     // each thing said once (issue 14 §4): the answer, what it means, what the platform added
     expect(meta.paused).toBe(`platform answered 401 (${UNAUTHORIZED}): unknown key`);
     expect(Date.parse(meta.pausedAt)).not.toBeNaN();
-    expect(await e.queues.directory("wf").isPaused()).toBe(true);
+    expect(await directoryQueue(e.queues, "wf").isPaused()).toBe(true);
 
     const stuck = [await createUser(e, "wf", "paused.one@example.com"), await createUser(e, "wf", "paused.two@example.com")];
     const fine = [await createUser(e, "wf2", "healthy.one@example.com"), await createUser(e, "wf2", "healthy.two@example.com")];
     await waitAllSynced(e, "wf2", "user", fine, 5000);
     // wf's reconciles are queued (dispatched) in its paused queue: the workers had their chance and left them
-    await waitFor(async () => (await e.redis.xlen(e.users.keys("wf").outbox)) === 0 && (await e.queues.directory("wf").getWaitingCount()) === stuck.length, 5000, "wf's reconciles queued");
+    await waitFor(async () => (await e.redis.xlen(e.users.keys("wf").outbox)) === 0 && (await directoryQueue(e.queues, "wf").getWaitingCount()) === stuck.length, 5000, "wf's reconciles queued");
     for (const id of stuck) expect((await e.state.get("wf", "user", id)).status).toBe("pending");
     expect(await simUser(e, "paused.one@example.com")).toBeUndefined();
-    expect(await e.queues.directory("wf2").isPaused()).toBe(false);
+    expect(await directoryQueue(e.queues, "wf2").isPaused()).toBe(false);
     expect(await e.state.meta("wf2")).not.toHaveProperty("paused");
 
     // the operator fixes the key and restarts the workers: the directory stays paused until resumed
@@ -53,13 +54,13 @@ describe("a 401 from the platform", () => {
       const m = await e.state.meta("wf");
       return m.keyStatus === "ok" && m.keyCheckedAt! >= restarted;
     }, 5000, "wf's key checked again");
-    expect(await e.queues.directory("wf").isPaused()).toBe(true);
+    expect(await directoryQueue(e.queues, "wf").isPaused()).toBe(true);
     expect((await e.state.get("wf", "user", stuck[0])).status).toBe("pending");
 
     await resumeDirectory(e.queues, e.state, "wf");
     await waitAllSynced(e, "wf", "user", stuck, 5000);
     expect(await e.state.meta("wf")).not.toHaveProperty("paused");
-    expect(await e.queues.directory("wf").isPaused()).toBe(false);
+    expect(await directoryQueue(e.queues, "wf").isPaused()).toBe(false);
   });
 
   it("should pause when the key expires mid-push, spend no attempt, and sync everything once resumed", async () => {
@@ -74,7 +75,7 @@ describe("a 401 from the platform", () => {
       return m.paused ? m : undefined;
     }, 5000, "wf3 to be paused");
     expect(meta.paused).toBe(`platform answered 401 (${UNAUTHORIZED}): key expired`);
-    expect(await e.queues.directory("wf3").isPaused()).toBe(true);
+    expect(await directoryQueue(e.queues, "wf3").isPaused()).toBe(true);
     const hit = await waitFor(async () => {
       const states = await Promise.all(later.map((id) => e.state.get("wf3", "user", id)));
       return states.find((s) => s.lastError);
@@ -84,7 +85,7 @@ describe("a 401 from the platform", () => {
     key.expiresAt = undefined; // the platform's admin extends the key
     await resumeDirectory(e.queues, e.state, "wf3");
     await waitAllSynced(e, "wf3", "user", later, 5000);
-    expect(await e.queues.directory("wf3").getFailedCount()).toBe(0);
+    expect(await directoryQueue(e.queues, "wf3").getFailedCount()).toBe(0);
     expect((await e.state.counts("wf3")).synced).toBe(3);
   });
 });

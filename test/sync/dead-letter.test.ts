@@ -7,6 +7,7 @@
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, simGroup, simUser, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { retryFailed } from "../../src/sync/directory-control";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const SCOPED = "test-platform-key-scoped";
 let e: SyncEnv;
@@ -41,7 +42,7 @@ describe("dead letters", () => {
     expect((await e.state.inStatus("wf-scoped", "failed")).map((x) => x.id).sort()).toEqual([a, b].sort());
     const [job] = await waitReconcileJobs(e, "wf-scoped", "user", a, 1, "failed");
     expect(job).toMatchObject({ failedReason: FORBIDDEN, attemptsMade: 1 });
-    expect(await e.queues.directory("wf-scoped").isPaused()).toBe(false); // an item failure, not a directory pause
+    expect(await directoryQueue(e.queues, "wf-scoped").isPaused()).toBe(false); // an item failure, not a directory pause
 
     e.sim.config.scopedKeyAccountAccess = "allow"; // the platform's admin widens the key
     try {

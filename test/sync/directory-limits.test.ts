@@ -25,9 +25,9 @@ describe("a directory's rate limit and concurrency", () => {
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push(await createUser(e, "wf-slow", `slow${i}@example.com`));
 
-    // the directory's reconciles admitted into its shard (src/store/admission-store.ts), which `concurrency`
+    // the directory's reconciles admitted into its shard (src/sync/admission/admission-store.ts), which `concurrency`
     // caps. Not BullMQ's active count: a reconcile that has finished frees its slot and admits the next
-    // one just before BullMQ moves its job to completed (src/sync/shard-worker.ts), so for that moment
+    // one just before BullMQ moves its job to completed (src/sync/admission/shard-worker.ts), so for that moment
     // BullMQ shows 3 jobs active, one of them done with the platform (seen once in CI)
     let maxActive = 0;
     let done = false;

@@ -5,6 +5,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser } from "../helpers/sync-wait";
+import { directoryQueue } from "../helpers/directory-queue";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });
@@ -30,7 +31,7 @@ describe("a platform outage window", () => {
     expect(new Set(names).size).toBe(200);
     expect(names).toHaveLength(200);
     expect(s.counters.endpoints["POST /scim/v2/Users"].writes - postsBefore).toBe(200);
-    expect(await e.queues.directory("wf").getFailedCount()).toBe(0);
+    expect(await directoryQueue(e.queues, "wf").getFailedCount()).toBe(0);
     const platformIds = await e.state.platformIds("wf", "user", ids);
     expect(new Set(platformIds).size).toBe(200);
   });

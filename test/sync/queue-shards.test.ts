@@ -12,7 +12,7 @@ import { Cluster } from "ioredis";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
 import { createQueueConnection, legacyQueue } from "../../src/store";
-import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
+import { DISPATCH_GROUP } from "../../src/sync/admission/dispatcher";
 import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
 import { userBody } from "../helpers/expect-scim";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";

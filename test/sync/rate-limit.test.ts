@@ -9,6 +9,7 @@
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, reconcileJobs, waitAllSynced, waitIdle } from "../helpers/sync-wait";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const KEY2 = "test-platform-key-0002";
 let e: SyncEnv;
@@ -45,14 +46,14 @@ describe("a 429 storm", () => {
     expect((await e.state.counts("wf")).synced).toBeLessThan(40);
 
     // a job sent back by two 429s has started three times; with 2 attempts it would have failed if they counted
-    await waitFor(async () => (await e.queues.directory("wf").getJobs(["wait", "delayed", "prioritized", "active"])).some((j) => j.attemptsStarted >= 3), 20000, "a job 429'd twice");
+    await waitFor(async () => (await directoryQueue(e.queues, "wf").getJobs(["wait", "delayed", "prioritized", "active"])).some((j) => j.attemptsStarted >= 3), 20000, "a job 429'd twice");
     e.sim.setFaults({}); // the window ends
 
     await waitAllSynced(e, "wf", "user", ids, 30000);
     await waitIdle(e, "wf");
     const s = await e.simState();
     expect(s.counters.faults.rateLimited).toBeGreaterThan(0);
-    expect(await e.queues.directory("wf").getFailedCount()).toBe(0);
+    expect(await directoryQueue(e.queues, "wf").getFailedCount()).toBe(0);
     const jobs = (await Promise.all(ids.map((id) => reconcileJobs(e, "wf", "user", id)))).flat();
     expect(jobs.every((j) => j.attemptsMade === 1)).toBe(true); // the completing run only
     expect(jobs.some((j) => j.attemptsStarted > 1)).toBe(true); // 429s sent jobs back to wait

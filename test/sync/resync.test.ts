@@ -13,6 +13,7 @@ import {
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { reconcileJobs } from "../helpers/sync-wait";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
@@ -126,7 +127,7 @@ describe("full resync (workforce)", () => {
 
       // a resync job that reaches a worker anyway (queued by the CLI, a schedule) finds the lock held
       await e.runtime!.queues.enqueueResync("wf", "test");
-      const queue = e.runtime!.queues.directory("wf");
+      const queue = directoryQueue(e.runtime!.queues, "wf");
       await waitFor(async () => (await queue.getJobs(["completed"])).some((j) => j.name === "resync" && j.data.requestedBy === "test" && j.returnvalue === "already running"), 10000, "second resync refused");
       expect((await getResync(e, "wf")).id).toBe(running.id);
 

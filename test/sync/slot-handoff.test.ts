@@ -1,7 +1,7 @@
 /**
  * A completed reconcile frees its directory's admission slot before BullMQ completes its job, so the
  * Worker place that ran it takes the directory's next job in BullMQ's own completion command (fetch-next)
- * instead of waiting on the shard's marker (src/sync/shard-worker.ts). Real Redis, BullMQ and the simulator.
+ * instead of waiting on the shard's marker (src/sync/admission/shard-worker.ts). Real Redis, BullMQ and the simulator.
  */
 import type { Job } from "bullmq";
 import { startSyncEnv, waitFor } from "../helpers/sync-env";

@@ -5,7 +5,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, simUser, waitStatus } from "../helpers/sync-wait";
-import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
+import { DISPATCH_GROUP } from "../../src/sync/admission/dispatcher";
 import { DirectoryKeys } from "../../src/store";
 
 let e: SyncEnv;

@@ -7,6 +7,7 @@
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, simGroup, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { retryFailed } from "../../src/sync/directory-control";
+import { directoryQueue } from "../helpers/directory-queue";
 
 let e: SyncEnv;
 beforeAll(async () => {
@@ -82,7 +83,7 @@ describe("transient failures", () => {
     expect(s.counters.faults.errors + s.counters.faults.dropped).toBeGreaterThan(0);
     expect(s.scim.users.filter((u) => u.userName.startsWith("flaky"))).toHaveLength(30);
     expect(s.counters.endpoints["POST /scim/v2/Users"].writes - postsBefore).toBe(30);
-    expect(await e.queues.directory("wf").getFailedCount()).toBe(0);
+    expect(await directoryQueue(e.queues, "wf").getFailedCount()).toBe(0);
     const counts = await e.state.counts("wf");
     expect(counts.failed).toBe(0);
     expect(counts.pending).toBe(0);

@@ -9,9 +9,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { DirectoryKeys } from "../../src/store";
-import { DISPATCH_GROUP } from "../../src/sync/dispatcher";
+import { DISPATCH_GROUP } from "../../src/sync/admission/dispatcher";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, reconcileJobs, waitAllSynced, waitIdle } from "../helpers/sync-wait";
+import { directoryQueue } from "../helpers/directory-queue";
 
 const ROOT = path.resolve(__dirname, "../..");
 let e: SyncEnv;
@@ -47,7 +48,7 @@ const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== nul
 
 describe("a worker killed mid-job", () => {
   it("should have every job it held completed by the next worker after SIGKILL", async () => {
-    const queue = e.queues.directory("wf");
+    const queue = directoryQueue(e.queues, "wf");
     e.sim.setFaults({ latency: { fixedMs: 1500 } });
     const first = await startWorker("worker-a");
 
@@ -96,14 +97,14 @@ describe("a job whose workers keep dying", () => {
       const first = await startWorker("worker-c");
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push(await createUser(f, "wf", `stall${i}@example.com`));
-      await waitFor(async () => (await f.queues.directory("wf").getActiveCount()) === 3, 10000, "three active reconciles");
+      await waitFor(async () => (await directoryQueue(f.queues, "wf").getActiveCount()) === 3, 10000, "three active reconciles");
       process.kill(first.pid!, "SIGKILL");
       await exited(first);
       f.sim.setFaults({ latency: { fixedMs: 0 } });
       const second = await startWorker("worker-d");
       // …BullMQ gives up on the stalled jobs and the items are failed with its reason…
-      await waitFor(async () => (await f.queues.directory("wf").getFailedCount()) === 3, 15000, "BullMQ failing the three stalled jobs");
-      const failed = await f.queues.directory("wf").getJobs("failed");
+      await waitFor(async () => (await directoryQueue(f.queues, "wf").getFailedCount()) === 3, 15000, "BullMQ failing the three stalled jobs");
+      const failed = await directoryQueue(f.queues, "wf").getJobs("failed");
       expect(failed.map((j) => j.failedReason)).toEqual(["job stalled more than allowable limit", "job stalled more than allowable limit", "job stalled more than allowable limit"]);
       // …and the revival queues them again: they sync (their state passed through failed, or they are synced already)
       await waitAllSynced(f, "wf", "user", ids, 25000);

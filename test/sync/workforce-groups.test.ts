@@ -4,6 +4,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, endpointCalls, simGroup, waitAllSynced, waitStatus } from "../helpers/sync-wait";
+import { directoryQueue } from "../helpers/directory-queue";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv({ wf: { platform: { memberBatchSize: 3 } } }); });
@@ -55,7 +56,7 @@ describe("workforce target: groups", () => {
     expect(res.status).toBeLessThan(300);
     const expected = await platformIds(ids.slice(2));
     await waitFor(async () => JSON.stringify((await simGroup(e, "Delta"))?.members.map((m) => m.value).sort()) === JSON.stringify(expected), 10000, "the delta on the platform");
-    await waitFor(async () => (await e.queues.directory("wf").getActiveCount()) === 0 && (await e.queues.directory("wf").getWaitingCount()) === 0);
+    await waitFor(async () => (await directoryQueue(e.queues, "wf").getActiveCount()) === 0 && (await directoryQueue(e.queues, "wf").getWaitingCount()) === 0);
     expect(await endpointCalls(e, PATCH_GROUP)).toBe(patchesBefore + 2);
   });
 

@@ -12,12 +12,12 @@
  * in the backlog and is admitted when that reconcile finishes (≤ 1 running + ≤ 1 waiting per resource, and
  * two never at once). Every script touches the keys of one directory only (one hash tag, one cluster slot).
  */
-import type { RedisConnection } from "./connection";
-import { DirectoryQueueKeys } from "./queue-keys";
-import { ACK_DELETE_LUA } from "./outbox-ack";
-import { inlineCommand } from "./scripts";
-import { MARK_PENDING_LUA, SyncStateStore, type SyncKind } from "./sync-state";
-import { kindCode } from "./sync-state-keys";
+import type { RedisConnection } from "../../store/connection";
+import { DirectoryQueueKeys } from "../../store/queue-keys";
+import { ACK_DELETE_LUA } from "../../store/outbox-ack";
+import { inlineCommand } from "../../store/scripts";
+import { MARK_PENDING_LUA, SyncStateStore, type SyncKind } from "../../store/sync-state";
+import { kindCode } from "../../store/sync-state-keys";
 
 /** The backlog score between members added one after the other (ms; see AdmissionStore.add). */
 const STEP = 1e-3;
@@ -124,7 +124,7 @@ return admit(KEYS, ARGV[1], ARGV[2], '', '')`;
 
 /*
   A batch of outbox entries of one directory, taken into its backlog in one step (the outbox dispatcher's
-  handling of a read, src/sync/dispatcher.ts):
+  handling of a read, src/sync/admission/dispatcher.ts):
   KEYS[1..6] as admit's K, KEYS[7] the outbox stream, KEYS[8] the pending status set, KEYS[9..] the sync-state
   hashes of the resources the entries name; ARGV[1] cap, ARGV[2] now (ms), ARGV[3] now (ISO), ARGV[4] the
   consumer group, ARGV[5] n, ARGV[6..5+n] the entries' ids, then per resource (KEYS' order): its backlog
@@ -343,7 +343,7 @@ export class AdmissionStore {
 
   /**
    * `admit`, with each member's turn: 1 for the directory's only job in flight, 2 for its second… The
-   * shard runs lower turns first (src/sync/queues.ts), so every directory's first job goes before any
+   * shard runs lower turns first (src/sync/admission/queues.ts), so every directory's first job goes before any
    * directory's second. `share`: how many the directory had admitted before these since it last had
    * nothing admitted (the queues make a busy directory's turns later by it, so one that was idle goes first).
    */

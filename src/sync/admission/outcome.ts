@@ -15,11 +15,11 @@
  *   directory's last turn, behind the jobs it waits for.
  */
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../platform";
-import type { SyncStateStore, SyncKind } from "../store";
-import { MappingError, WaitError } from "./context";
-import { ExternalUserLimitError } from "./external-user-usage";
-import { unauthorizedReason } from "./pause-reason";
+import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../../platform";
+import type { SyncStateStore, SyncKind } from "../../store";
+import { MappingError, WaitError } from "../context";
+import { ExternalUserLimitError } from "../external-user-usage";
+import { unauthorizedReason } from "../pause-reason";
 
 export type Verdict = "transient" | "rate-limited" | "auth" | "failed" | "wait";
 

@@ -15,13 +15,13 @@
  * runs whether or not this process still serves it.
  */
 import { DelayedError, Worker, type Job } from "bullmq";
-import type { RedisConnection } from "../store/connection";
+import type { RedisConnection } from "../../store/connection";
 import type { Logger } from "pino";
-import type { Config } from "../config/schema";
-import { SHARD_QUEUE_NAME, shardPrefix } from "../store";
-import { PURGE, RECONCILE, memberOf, type ReconcileJobData, type ResyncJobData } from "./jobs";
+import type { Config } from "../../config/schema";
+import { SHARD_QUEUE_NAME, shardPrefix } from "../../store";
+import { PURGE, RECONCILE, memberOf, type ReconcileJobData, type ResyncJobData } from "../jobs";
 import { bridgeBackoff } from "./outcome";
-import type { DirectoryProcessor } from "./processor";
+import type { DirectoryProcessor } from "../processor";
 import type { SyncQueues } from "./queues";
 
 export type JobProcessor = DirectoryProcessor;

@@ -5,7 +5,7 @@
  * metrics and status pages use `SyncQueues.depth` (two counters).
  */
 import type { Job, JobType } from "bullmq";
-import type { SyncQueues } from "./queues";
+import type { SyncQueues } from "../../src/sync/admission/queues";
 
 const WAITING = new Set(["wait", "waiting"]);
 
@@ -37,4 +37,9 @@ export class DirectoryQueue {
   getJobState(id: string): Promise<string> { return this.queues.queueOf(this.directoryId).getJobState(id); }
   getJob(id: string): Promise<Job | undefined> { return this.queues.queueOf(this.directoryId).getJob(id); }
   isPaused(): Promise<boolean> { return this.queues.isPaused(this.directoryId); }
+}
+
+/** A directory's view of its shard. */
+export function directoryQueue(queues: SyncQueues, directoryId: string): DirectoryQueue {
+  return new DirectoryQueue(queues, directoryId);
 }

@@ -1,18 +1,18 @@
 /**
  * The producer side of the sync queues: a fixed number of BullMQ queues (the shards, `sync.queueShards`)
- * whatever the number of directories, fed through each directory's admission (src/store/admission-store.ts).
+ * whatever the number of directories, fed through each directory's admission (src/sync/admission/admission-store.ts).
  * Used by the outbox dispatcher, the reconcilers (follow-ups), the worker (slots freed, parked jobs), the
  * admin API and the CLI. A directory added at run time needs only `register` (its concurrency), no Queue.
  */
 import { Queue, type Job, type JobType } from "bullmq";
-import type { RedisConnection } from "../store/connection";
-import type { Config } from "../config/schema";
-import { AdmissionStore, SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type Admitted, type SlotChange, type SyncKind } from "../store";
-import { DirectoryQueue } from "./directory-queue";
-import { inLanes } from "./lanes";
+import type { RedisConnection } from "../../store/connection";
+import type { Config } from "../../config/schema";
+import { SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SyncKind } from "../../store";
+import { AdmissionStore, type Admitted, type SlotChange } from "./admission-store";
+import { inLanes } from "../lanes";
 import {
   PURGE, RECONCILE, RESYNC, dedupId, memberOf, parseMember, resyncDedupId, shardOf, type PurgeJobData, type ReconcileJobData, type ResyncJobData,
-} from "./jobs";
+} from "../jobs";
 
 /** The most a directory's recent admissions delay its turns in the shard (see `admit`). */
 const SHARE_CAP = 64;
@@ -59,11 +59,6 @@ export class SyncQueues {
       this.queues.set(n, q);
     }
     return q;
-  }
-
-  /** A directory's view of its shard (tests, diagnostics). */
-  directory(directoryId: string): DirectoryQueue {
-    return new DirectoryQueue(this, directoryId);
   }
 
   /** The shard queue a directory's jobs run on. */
@@ -173,7 +168,7 @@ export class SyncQueues {
   /**
    * The priority of a reconcile that waits for other resources of its directory (WaitError): the latest
    * turn a job of the directory can have (`concurrency` + SHARE_CAP), so it re-runs after every job its
-   * directory has in the shard, the ones it waits for among them (src/sync/outcome.ts). Undefined for a
+   * directory has in the shard, the ones it waits for among them (src/sync/admission/outcome.ts). Undefined for a
    * directory no longer served (removed while its job ran): the job keeps its priority.
    */
   waitingPriority(directoryId: string): number | undefined {

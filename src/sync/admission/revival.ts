@@ -13,9 +13,9 @@
  * State: `reviveKeys` (src/store/keys.ts). Several worker processes may tick at once: an item is taken
  * with ZREM, so one of them queues it.
  */
-import type { RedisConnection } from "../store/connection";
+import type { RedisConnection } from "../../store/connection";
 import type { Logger } from "pino";
-import { reviveKeys, type SyncKind, type SyncStateStore } from "../store";
+import { reviveKeys, type SyncKind, type SyncStateStore } from "../../store";
 
 export interface RevivalOptions {
   baseMs: number;

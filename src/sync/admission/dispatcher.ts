@@ -2,7 +2,7 @@
  * Outbox → queue. Reads every directory's outbox stream (`<P>outbox`, written by the store in the same
  * atomic step as the change) through the consumer group `dispatch`; in one command per batch, marks a
  * resource the bridge has never synced `pending`, puts (kind, id) into the directory's backlog and acks and
- * deletes the entry (src/store/admission-store.ts `dispatch`); then adds the jobs of what the directory's
+ * deletes the entry (src/sync/admission/admission-store.ts `dispatch`); then adds the jobs of what the directory's
  * free slots admitted. Several worker processes share the group, so each entry goes to one of them.
  *
  * The sweeper: an entry that a dispatcher read but never acked (it crashed between the read and the dispatch
@@ -20,12 +20,12 @@
  * for every tenant at once. When a round finds nothing, the dispatcher blocks on the signal alone
  * (BZPOPMIN, on a connection of its own, up to a second) and wakes as soon as a store names a directory.
  */
-import type { RedisConnection } from "../store/connection";
+import type { RedisConnection } from "../../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, type OutboxSignal, type SyncKind } from "../store";
+import { DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, type OutboxSignal, type SyncKind } from "../../store";
 import type { SyncQueues } from "./queues";
-import { inLanes } from "./lanes";
+import { inLanes } from "../lanes";
 
 export const DISPATCH_GROUP = "dispatch";
 /** How long an idle dispatcher blocks on the signal before it looks again (the full poll's schedule). */
