@@ -21,7 +21,7 @@ import { AuthFailureLimiter } from "../auth/auth-failures";
 import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../oauth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
-import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, migrateIndexes, waitReady, assertRedisSetup } from "../store";
+import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, waitReady, assertRedisSetup } from "../store";
 
 export interface RunningServer {
   url: string;
@@ -90,9 +90,6 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
   // a missing database or an evicting Redis is refused before anything is written (store/redis-setup.ts)
   await assertRedisSetup(config.redis).catch((err: Error) => { redis.disconnect(); throw err; });
-  // indexes of earlier releases (unique externalId / group displayName hashes) become non-unique ones
-  const moved = await migrateIndexes(redis, config.redis.keyPrefix, config.directories.map((d) => d.id));
-  for (const [directory, entries] of moved) if (entries) logger.info({ directory, entries }, "store indexes migrated to non-unique externalId/displayName");
   // writes answered once replicas hold them run on a connection of their own (store/replica-ack.ts)
   const replicaAck = await ReplicaAck.open(config.redis, logger).catch((err: Error) => { redis.disconnect(); throw err; });
   const users = new UserStore(redis, config.redis.keyPrefix, config.redis.writeSettleMs, replicaAck);

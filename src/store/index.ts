@@ -29,7 +29,6 @@ export * from "./outbox-signal";
 export * from "./outbox-ack";
 export * from "./name-claims";
 export * from "./ownership";
-export * from "./index-migration";
 export { inlineCommand } from "./scripts";
 export * from "./resync-held";
 export * from "./redis-setup";

@@ -31,8 +31,6 @@
  *   P ix:udn       ZSET   "<lower displayName>\0<user id>"   (lexicographic, non-unique)
  *   P ix:gns       ZSET   "<lower displayName>\0<group id>"  (lexicographic, non-unique: §4.2)
  *   P ix:gxs       ZSET   "<externalId>\0<group id>"         (lexicographic, non-unique)
- *   (earlier releases kept externalId and the group displayName in unique hashes ix:ux, ix:gx, ix:gn;
- *   index-migration.ts moves them at start, and the scripts read them until then)
  *   P s:gch:<id>   HASH   ids of the members whose membership of group <id> changed since its last reconcile
  *                         (the sync engine's key, see sync-state.ts; writeGroup and deleteUser add to it)
  *   P sx:u:<un|dn|m> ZSET  users' sort indexes (userName, displayName, lastModified): "<key>\0<user id>", score 0

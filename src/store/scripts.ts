@@ -21,14 +21,12 @@ export interface StoreCommands {
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
-  migrateIndex(from: string, to: string, cursor: string, count: string): Promise<[string, number, number]>;
   writeSyncState(record: string, ...args: string[]): Promise<number>;
   resyncSettle(pending: string, progress: string, lock: string, ...args: string[]): Promise<number>;
   resyncAnswer(progress: string, pending: string, lock: string, audit: string, held: string, ...args: string[]): Promise<[number, string, number?]>;
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, state: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
   mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
-  refoldUserName(index: string, user: string, sortIndex: string, oldKey: string, newKey: string, id: string): Promise<number>;
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   appendRequestLog(log: string, index: string, ...args: string[]): Promise<string>;

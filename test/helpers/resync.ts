@@ -77,5 +77,5 @@ export async function dropUserBehindBridge(e: SyncEnv, dir: string, id: string, 
 export async function dropGroupBehindBridge(e: SyncEnv, dir: string, id: string): Promise<void> {
   const k = e.groups.keys(dir);
   const group = await e.groups.get(dir, id, false);
-  await e.redis.multi().del(k.group(id), k.groupMembers(id)).zrem(k.groups, id).hdel(`${k.prefix}ix:gn`, String(group?.body.displayName ?? "").toLowerCase()).exec();
+  await e.redis.multi().del(k.group(id), k.groupMembers(id)).zrem(k.groups, id).zrem(`${k.prefix}ix:gns`, `${String(group?.body.displayName ?? "").toLowerCase()}\0${id}`).exec();
 }

@@ -1,13 +1,11 @@
 /**
  * userName uniqueness compares Unicode NFC and case-folded forms (RFC 7643 §4.1.1 unique and caseExact
  * false; RFC 8265 §3.3.2 NFC and case mapping): "Straße" and "STRASSE", a composed and a decomposed "é",
- * are one name — the second POST is 409 uniqueness and a filter finds the first. A store of an earlier
- * release (index keyed by the lower-cased name) is re-keyed at start, and keeps working.
+ * are one name — the second POST is 409 uniqueness and a filter finds the first.
  */
 import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
-import { migrateDirectoryIndexes } from "../../src/store";
 
 let s: TestScim;
 const U = "/scim/v2/acme/Users";
@@ -37,34 +35,5 @@ describe("userName uniqueness on folded forms", () => {
   it("should keep the name as sent", async () => {
     const r = await post("Ærøskøbing.Straße@example.com");
     expect(r.body.userName).toBe("Ærøskøbing.Straße@example.com");
-  });
-});
-
-describe("a store of an earlier release", () => {
-  it("should be re-keyed at start: the old user keeps its name, and a folded twin is refused", async () => {
-    const made = await post("Müller.Groß@example.com");
-    expect(made.status).toBe(201);
-    const id = made.body.id as string;
-    // as an earlier release wrote it: the index and the user's `un` hold the lower-cased name
-    const p = `${s.prefix}:{acme}:`;
-    const folded = "müller.gross@example.com";
-    const legacy = "müller.groß@example.com";
-    expect(await s.redis.hget(`${p}ix:un`, folded)).toBe(id);
-    await s.redis.hdel(`${p}ix:un`, folded);
-    await s.redis.hset(`${p}ix:un`, legacy, id);
-    await s.redis.hset(`${p}u:${id}`, "un", legacy);
-
-    expect(await migrateDirectoryIndexes(s.redis, s.prefix, "acme")).toBe(1);
-    expect(await s.redis.hgetall(`${p}ix:un`)).toMatchObject({ [folded]: id });
-    expect(await s.redis.hget(`${p}ix:un`, legacy)).toBeNull();
-    expect(await s.redis.hget(`${p}u:${id}`, "un")).toBe(folded);
-    expect(await migrateDirectoryIndexes(s.redis, s.prefix, "acme")).toBe(0);
-
-    expectScimError(await post("MÜLLER.GROSS@example.com"), 409, "uniqueness");
-    expect(await find("Müller.Groß@example.com")).toEqual([id]);
-    const put = await request(s.app).put(`${U}/${id}`).set(s.auth()).send(userBody("Müller.Groß@example.com", { title: "kept" }));
-    expect(put.status).toBe(200);
-    await request(s.app).delete(`${U}/${id}`).set(s.auth()).expect(204);
-    expect(await s.redis.hget(`${p}ix:un`, folded)).toBeNull();
   });
 });
