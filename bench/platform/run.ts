@@ -2,7 +2,7 @@
  * `npm run bench:platform` (not a test): platform client calls per second against an in-process simulator.
  *   1. no simulator rate limit, latency 0 ms and 20 ms: raw client throughput at CONCURRENCY;
  *   2. simulator rate limit R per second, the bridge's shared Redis limiter at R (the one throttle the sync
- *      engine uses, src/sync/shared-rate-limiter.ts; key under a private prefix, deleted at the end):
+ *      engine uses, src/sync/platform-calls/shared-rate-limiter.ts; key under a private prefix, deleted at the end):
  *      achieved rate vs R (target ≥ 0.9 R) and 429s;
  *   3. the same without the limiter, to show what the limiter saves.
  * The call is generate-session for rotating external users. A 429 pauses that worker for Retry-After, as
@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { RateLimitedError, createPlatformClient } from "../../src/platform";
 import { startSimulator } from "../../src/simulator";
-import { SharedRateLimiter } from "../../src/sync/shared-rate-limiter";
+import { SharedRateLimiter } from "../../src/sync/platform-calls/shared-rate-limiter";
 
 interface RateLimitOptions {
   max: number;

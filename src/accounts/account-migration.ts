@@ -10,7 +10,7 @@
  */
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
-import { AccountKeys } from "../store/account-keys";
+import { AccountKeys } from "./account-keys";
 import type { RedisConnection } from "../store/connection";
 import { defineStoreCommands } from "../store/scripts";
 import { accountHash, legacyAccountHash } from "./account-identity";

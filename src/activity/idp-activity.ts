@@ -10,7 +10,8 @@
  */
 import type { Request, RequestHandler } from "express";
 import type { Logger } from "pino";
-import type { ActivityEvent, ActivityStore, MinuteCounters, SyncKind } from "../store";
+import type { MinuteCounters, SyncKind } from "../store";
+import type { ActivityEvent, ActivityStore } from "./activity-store";
 
 type Json = Record<string, unknown>;
 const META = new Set(["schemas", "id", "meta"]);

@@ -13,7 +13,7 @@
  *   GET  /admin/directories/:id/resync                   its progress and final summary
  *   …/resync/plan, …/resync/confirm, …/resync/cancel, …/resync/audit   see resync-routes.ts
  *   POST /admin/ownership/handover                       hand a platform resource to another directory of its account:
- *                                                        {space, resource, to, from?} (src/sync/ownership-handover.ts);
+ *                                                        {space, resource, to, from?} (src/sync/ownership/ownership-handover.ts);
  *                                                        404 for an unknown directory or a resource nobody manages
  *   GET  /admin/directories/:id/requests[/:requestId]     the directory's SCIM request log (request-log-routes.ts)
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
@@ -34,14 +34,15 @@ import { RedisUnavailableError, type RedisConnection } from "../store/connection
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { SyncQueues } from "../sync/admission/queues";
-import { resumeDirectory, retryFailed } from "../sync/directory-control";
+import { resumeDirectory, retryFailed } from "../sync/control/directory-control";
 import { operator, resyncRoutes } from "./resync-routes";
-import { handOver } from "../sync/ownership-handover";
+import { handOver } from "../sync/ownership/ownership-handover";
 import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
-import { createOpsContext, type OpsContext } from "../ops/ops-context";
+import { createOpsContext, type OpsContext } from "./ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { AuthFailureKeys, MinuteCounters, SERIES } from "../store";
+import { MinuteCounters, SERIES } from "../store";
+import { AuthFailureKeys } from "../auth/auth-failure-keys";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
 import { requestLogPages, requestLogRoutes } from "./request-log-routes";
@@ -50,7 +51,7 @@ import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
 import { keepNameRoutes } from "./keep-name-routes";
 import { brakeStatus } from "../sync/brake/brake";
-import { AdminSessions } from "./session";
+import { AdminSessions } from "../auth/admin-session";
 import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
 import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
 

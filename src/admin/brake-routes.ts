@@ -10,7 +10,7 @@
  */
 import express, { type Request, type Response, type Router } from "express";
 import type { Logger } from "pino";
-import type { OpsContext } from "../ops/ops-context";
+import type { OpsContext } from "./ops-context";
 import { answerBrake, brakeStatus } from "../sync/brake/brake";
 import { operator } from "./resync-routes";
 

@@ -20,11 +20,11 @@
  * A form POST from the status page is answered with a redirect back to it.
  */
 import express, { type Request, type Response, type Router } from "express";
-import type { OpsContext } from "../ops/ops-context";
-import { configTokenView, credentialView, newCredential, parseCredentialInput, type CredentialInput } from "../directories/credentials";
-import { KeyVarStore } from "../sync/key-vars/key-var-store";
+import type { OpsContext } from "./ops-context";
+import { configTokenView, credentialView, newCredential, parseCredentialInput, type CredentialInput } from "../auth/credentials";
+import { KeyVarStore } from "../sync/control/key-var-store";
 import { DirectoryChangeError, createDirectory, deleteDirectory, setDisabled, updateDirectory, type LifecycleDeps } from "../directories/lifecycle";
-import type { CredentialKind } from "../store";
+import type { CredentialKind } from "../directories/directory-records";
 import { scimBaseUrl } from "./directory-status";
 import { operator } from "./resync-routes";
 import { createdPage, newDirectoryPage } from "./status-page";

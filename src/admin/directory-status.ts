@@ -5,10 +5,10 @@
  */
 import type { Config } from "../config/schema";
 import type { SyncKind, SyncStatus } from "../store";
-import type { ResyncProgress } from "../sync/resync";
-import type { OpsContext } from "../ops/ops-context";
-import { DirectoryLabels } from "../ops/directory-labels";
-import { platformHealthy } from "../sync/key-check";
+import type { ResyncProgress } from "../sync/resync/resync";
+import type { OpsContext } from "./ops-context";
+import { DirectoryLabels } from "../observability/directory-labels";
+import { platformHealthy } from "../sync/control/key-check";
 
 export type Health = "in sync" | "syncing" | "failing" | "paused" | "disabled";
 

@@ -4,7 +4,7 @@
  * the search by userName / displayName that leads there. Server-rendered, no script.
  */
 import { formTokenField } from "./forgery/form-token";
-import type { ActivityEvent } from "../store";
+import type { ActivityEvent } from "../activity/activity-store";
 import { esc, when } from "./html";
 
 export interface ItemView {

@@ -7,8 +7,9 @@
  *         GET /admin/status/:id/delete                         the delete of a disabled runtime directory (a form)
  */
 import express, { type Router } from "express";
-import type { OpsContext } from "../ops/ops-context";
-import { ActivityStore, searchByName, type SyncKind } from "../store";
+import type { OpsContext } from "./ops-context";
+import { searchByName, type SyncKind } from "../store";
+import { ActivityStore } from "../activity/activity-store";
 import { itemBody, searchBody, type ItemView, type SearchHit } from "./item-page";
 import { newDirectoryPage, page } from "./status-page";
 import { deletePage } from "./delete-page";

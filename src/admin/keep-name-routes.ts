@@ -1,5 +1,5 @@
 /**
- * The operator's answer to a same-name group conflict (src/sync/keep-name/keep-name.ts), on the admin API
+ * The operator's answer to a same-name group conflict (src/sync/ownership/keep-name.ts), on the admin API
  * (mounted under /admin/directories, after the `:id` check):
  *   POST /:id/groups/:groupId/keep-name   this group keeps the platform name; the group that held it is
  *                                         displaced (200 `{name, group, displaced?}`; 404 unknown group)
@@ -7,9 +7,9 @@
  */
 import express, { type Router } from "express";
 import type { Logger } from "pino";
-import type { OpsContext } from "../ops/ops-context";
-import { NameClaims } from "../store";
-import { keepPlatformName } from "../sync/keep-name/keep-name";
+import type { OpsContext } from "./ops-context";
+import { NameClaims } from "../sync/ownership/name-claims";
+import { keepPlatformName } from "../sync/ownership/keep-name";
 import { itemHref } from "./item-page";
 import { operator } from "./resync-routes";
 

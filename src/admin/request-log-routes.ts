@@ -7,7 +7,7 @@
  *   GET /:id/requests[?filters]  and  GET /:id/requests/:requestId
  */
 import express, { type Router } from "express";
-import type { OpsContext } from "../ops/ops-context";
+import type { OpsContext } from "./ops-context";
 import { RequestLogStore } from "../scim/request-log/request-log-store";
 import { RequestLogFilterError, requestLogQuery, type RequestLogFilters } from "../scim/request-log/request-log-query";
 import { requestDetailBody, requestListBody } from "./request-log-page";

@@ -15,8 +15,8 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import type { Logger } from "pino";
-import type { OpsContext } from "../ops/ops-context";
-import { answerResync } from "../sync/resync-confirm";
+import type { OpsContext } from "./ops-context";
+import { answerResync } from "../sync/resync/confirm";
 
 function reply(req: Request, res: Response, status: number, body: unknown): void {
   if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }

@@ -5,8 +5,8 @@
  * deprovisions), what a resync awaiting confirmation would deprovision, the latest dry runs. Refreshes itself every 5 s.
  */
 import { formTokenField } from "./forgery/form-token";
-import { resyncPercent, type PlanReport } from "../sync/resync";
-import type { PlanItem } from "../sync/resync-plan";
+import { resyncPercent, type PlanReport } from "../sync/resync/resync";
+import type { PlanItem } from "../sync/resync/plan";
 import type { DirectoryStatus, FailedItem } from "./directory-status";
 import type { Series } from "../store";
 import { chart } from "./charts";

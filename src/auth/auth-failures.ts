@@ -10,11 +10,12 @@
  * trusts count: a client cannot pick its address with X-Forwarded-For, so it can neither dodge its own
  * limit nor get another client's address throttled.
  *
- * Counts live in Redis (AuthFailureStore; keys from src/store/auth-failure-keys.ts), shared by every server process; the
+ * Counts live in Redis (AuthFailureStore; keys from src/auth/auth-failure-keys.ts), shared by every server process; the
  * check of a blocked scope is an in-memory list, so a flood of wrong tokens costs no Redis call once
  * blocked. Without Redis the limiter lets requests through (the SCIM request then gets its 503).
  */
-import { AuthFailureStore, type RedisConnection } from "../store";
+import { type RedisConnection } from "../store";
+import { AuthFailureStore } from "./auth-failure-store";
 
 /** Most blocked scopes remembered in memory (bounded under a spray of addresses). */
 const MAX_BLOCKED = 100_000;

@@ -5,16 +5,18 @@
  * state is empty: every platform user and group the bridge manages for this directory, and only those —
  * is planned and ALWAYS held for an operator, whatever the directory's `safety.maxDeprovisionPerResync`.
  * The answer lists what it would deprovision (202). `confirm` applies it, and once the platform side is
- * done the directory and its keys are purged (src/sync/deleting.ts); `cancel` leaves the directory disabled
+ * done the directory and its keys are purged (src/sync/deleting/deleting.ts); `cancel` leaves the directory disabled
  * and intact. Request, confirmation, cancellation and the purge are audited (who, when, how many) in the
  * directories' audit list, which outlives the purge.
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/schema";
-import { ResyncStore, SyncStateStore, type DirectoryRecords, type ResyncProgress } from "../store";
-import { DELETE_PAUSE_REASON } from "../sync/deleting";
+import { SyncStateStore } from "../store";
+import { ResyncStore, type ResyncProgress } from "../sync/resync/resync-store";
+import { type DirectoryRecords } from "./directory-records";
+import { DELETE_PAUSE_REASON } from "../sync/deleting/deleting";
 import type { SyncQueues } from "../sync/admission/queues";
-import { answerResync } from "../sync/resync-confirm";
+import { answerResync } from "../sync/resync/confirm";
 import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";
 

@@ -6,16 +6,16 @@
  */
 import { mergeConfig } from "../config/load";
 import type { Config } from "../config/schema";
-import type { DirectoryRecord } from "../store";
+import type { DirectoryRecord } from "./directory-records";
 import type { SyncQueues } from "../sync/admission/queues";
-import { liftDeletePause } from "../sync/deleting";
-import { newCredential, type NewCredential } from "./credentials";
+import { liftDeletePause } from "../sync/deleting/deleting";
+import { newCredential, type NewCredential } from "../auth/credentials";
 import { answerDeprovision, requestDeprovision, type DeprovisionReply } from "./deprovision";
 import { DirectoryChangeError } from "./errors";
 import type { DirectoryRegistry } from "./registry";
 import { validateDirectoryInput } from "./validate";
 import { runtimeDirectoryIssues } from "./runtime-checks";
-import type { KeyVarStore } from "../sync/key-vars/key-var-store";
+import type { KeyVarStore } from "../sync/control/key-var-store";
 
 export { DirectoryChangeError } from "./errors";
 

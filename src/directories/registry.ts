@@ -1,6 +1,6 @@
 /**
  * The directories a process serves, as they are now: the config file's (read-only, "from config") and
- * those made at runtime through the admin API (Redis, src/store/directory-records.ts), each with its
+ * those made at runtime through the admin API (Redis, src/directories/directory-records.ts), each with its
  * disabled flag and credentials (SCIM tokens, OAuth client secrets: hashes only).
  *
  * Every server and worker keeps this view in memory and reloads it when any process announces a change
@@ -13,7 +13,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
-import { DirectoryRecords, type CredentialKind, type CredentialRecord, type ReplicaAck } from "../store";
+import { type ReplicaAck } from "../store";
+import { DirectoryRecords, type CredentialKind, type CredentialRecord } from "./directory-records";
 import { validateDirectoryInput } from "./validate";
 
 export interface DirectoryEntry {

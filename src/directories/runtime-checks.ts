@@ -3,11 +3,11 @@
  * (the schema alone accepts both): a plain `http://` platform URL on a non-loopback host without
  * `platform.allowPlainHttp` ("Only HTTPS is accepted", platform-api.md), and a platform key variable no
  * running worker holds — such a directory would never sync, and no worker could say so in its place.
- * The workers advertise the variables they hold (src/sync/key-vars/key-var-store.ts).
+ * The workers advertise the variables they hold (src/sync/control/key-var-store.ts).
  */
 import type { DirectoryConfig } from "../config/schema";
 import { parseBaseUrl } from "../platform";
-import type { KeyVarStore } from "../sync/key-vars/key-var-store";
+import type { KeyVarStore } from "../sync/control/key-var-store";
 
 /**
  * Problems of a runtime directory, as config-issue lines ("- <key>: <message and fix>"). `before`: its

@@ -18,7 +18,7 @@
  *                                                         source "resync" (a resync's safeguard held them) or
  *                                                         "brake" (the directory's deprovision brake held them)
  * Without `metrics.tokenHashes` /metrics is unauthenticated and every `directory` label is an opaque
- * label (`src/ops/directory-labels.ts`; the admin API shows each directory's); with them it asks for a
+ * label (`src/observability/directory-labels.ts`; the admin API shows each directory's); with them it asks for a
  * token and shows the directory ids.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";

@@ -24,7 +24,7 @@ export class DeploymentsApi {
 
   /**
    * Resolves with the deployment when the key works and covers it. 401 → AuthError with the platform's
-   * message (the pause reason adds what 401 means, once: src/sync/pause-reason.ts); 403, or the deployment absent from the list → ScopeError "key not scoped to
+   * message (the pause reason adds what 401 means, once: src/sync/control/pause-reason.ts); 403, or the deployment absent from the list → ScopeError "key not scoped to
    * deployment N".
    */
   async verifyKey(deploymentId: number): Promise<Deployment> {

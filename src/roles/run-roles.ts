@@ -3,12 +3,12 @@ import type { Config } from "../config/schema";
 import { createLogger } from "../observability/logger";
 import { createMetrics } from "../observability/metrics";
 import { startServer, startWorkerEndpoints } from "./server";
-import { RoleProbe } from "../ops/health";
+import { RoleProbe } from "../observability/health";
 import { startSyncRuntime, type SyncRuntime } from "./worker";
 import type { Logger } from "pino";
 
-export type { Role } from "../ops/health";
-import type { Role } from "../ops/health";
+export type { Role } from "../observability/health";
+import type { Role } from "../observability/health";
 
 export async function runRoles(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.log.level);

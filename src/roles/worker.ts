@@ -11,7 +11,7 @@
  * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
  * changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the runtime does
  * about it (`followRegistry`). A disabled directory being deleted with `platform=deprovision` is served
- * for that run only (src/sync/deleting.ts): an empty desired state, no outbox, no scheduled resync.
+ * for that run only (src/sync/deleting/deleting.ts): an empty desired state, no outbox, no scheduled resync.
  */
 import { hostname } from "node:os";
 import type { Worker } from "bullmq";
@@ -20,22 +20,23 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { migrateAccountKeys } from "../accounts/account-migration";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
-import {
-  ActivityStore, MinuteCounters, GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup,
-} from "../store";
+import { MinuteCounters, GroupStore, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup } from "../store";
+import { ActivityStore } from "../activity/activity-store";
+import { NameClaims } from "../sync/ownership/name-claims";
+import { Ownership } from "../sync/ownership/ownership-store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
-import { purgeDeleted } from "../sync/deleting";
-import { liftMissingKeyPause, pauseDirectory } from "../sync/directory-control";
-import { ADVERTISE_MS, KeyVarStore } from "../sync/key-vars/key-var-store";
+import { purgeDeleted } from "../sync/deleting/deleting";
+import { liftMissingKeyPause, pauseDirectory } from "../sync/control/directory-control";
+import { ADVERTISE_MS, KeyVarStore } from "../sync/control/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
-import { withEmptyDesiredState } from "../sync/empty-desired";
-import { createDirectoryPlatform } from "../sync/directory-platform";
+import { withEmptyDesiredState } from "../sync/deleting/empty-desired";
+import { createDirectoryPlatform } from "../sync/platform-calls/directory-platform";
 import { OutboxDispatcher } from "../sync/admission/dispatcher";
-import { ExternalUserUsage } from "../sync/external-user-usage";
+import { ExternalUserUsage } from "../sync/ownership/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { DeprovisionBrake } from "../sync/brake/brake";
-import { KeyMonitor, keyFingerprint } from "../sync/key-check";
+import { KeyMonitor, keyFingerprint } from "../sync/control/key-check";
 import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/admission/revival";
 import { createProcessor } from "../sync/processor";
@@ -56,7 +57,7 @@ export interface SyncRuntime {
   workers: Worker[];
   /**
    * Serves a directory from now on (its processor, admission cap, resync schedule): no new Worker.
-   * `deleting`: only its deprovision run (src/sync/deleting.ts).
+   * `deleting`: only its deprovision run (src/sync/deleting/deleting.ts).
    */
   addDirectory(dir: DirectoryConfig, deleting?: boolean): Promise<void>;
   /** Stops serving a directory (its queued work stays in Redis). */

@@ -13,11 +13,13 @@ import express, { type Express, type RequestHandler, type Router } from "express
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { RedisConnection } from "../store/connection";
-import { ActivityStore, AuthFailureKeys, MinuteCounters, GroupStore, UserStore, type WriteOptions } from "../store";
+import { MinuteCounters, GroupStore, UserStore, type WriteOptions } from "../store";
+import { ActivityStore } from "../activity/activity-store";
+import { AuthFailureKeys } from "../auth/auth-failure-keys";
 import { idpActivity } from "../activity/idp-activity";
 import { AuthFailureLimiter } from "../auth/auth-failures";
 import { DirectoryRegistry } from "../directories/registry";
-import { directoryAuth } from "./auth";
+import { directoryAuth } from "../auth/scim-auth";
 import type { ScimContext, ScimSettings } from "./context";
 import { ScimError, scimErrorHandler, sendScimError } from "./errors";
 import { scimJsonBody } from "./json-body";

@@ -1,6 +1,6 @@
 /**
  * Keys of the sync state (src/store/sync-state.ts) and of the directory's shared platform-call rate window
- * (src/store/rate-window-store.ts), under the directory's hash tag like its data
+ * (src/sync/platform-calls/rate-window-store.ts), under the directory's hash tag like its data
  * (P = `<keyPrefix>:{<directoryId>}:`):
  *
  *   P s:<k>:<id>      HASH  one resource's sync state (<k>: "u" user, "g" group)

@@ -17,7 +17,7 @@
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
- *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/shared-rate-limiter.ts)
+ *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/platform-calls/shared-rate-limiter.ts)
  * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.
  * `pending` means not on the platform as the IdP wants it yet: never applied (set when its first change
  * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.

@@ -5,8 +5,10 @@
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import type { GroupStore, NameClaims, Ownership, SyncStateStore, UserStore, SyncKind } from "../store";
-import type { ExternalUserUsage } from "./external-user-usage";
+import type { GroupStore, SyncStateStore, UserStore, SyncKind } from "../store";
+import type { NameClaims } from "./ownership/name-claims";
+import type { Ownership } from "./ownership/ownership-store";
+import type { ExternalUserUsage } from "./ownership/external-user-usage";
 import type { DeprovisionBrake } from "./brake/brake";
 
 /** What one reconcile did, for resync summaries and metrics. */
@@ -19,9 +21,9 @@ export interface ReconcileContext {
   state: SyncStateStore;
   platform: PlatformClient;
   usage: ExternalUserUsage;
-  /** Who holds which platform name in the directory (src/sync/name-conflicts.ts). */
+  /** Who holds which platform name in the directory (src/sync/ownership/name-conflicts.ts). */
   claims: NameClaims;
-  /** Which directory manages each platform resource of the account (src/sync/ownership-guard.ts). */
+  /** Which directory manages each platform resource of the account (src/sync/ownership/ownership-guard.ts). */
   ownership: Ownership;
   logger: Logger;
   /** The directory's deprovision brake (src/sync/brake/brake.ts); none: deprovisions are never held. */

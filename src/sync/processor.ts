@@ -11,11 +11,13 @@ import type { PlatformCallInfo } from "../platform";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./admission/outcome";
-import { ResyncStore, type ActivityEvent, type ActivityStore, type MinuteCounters } from "../store";
+import { type MinuteCounters } from "../store";
+import { ResyncStore } from "./resync/resync-store";
+import { type ActivityEvent, type ActivityStore } from "../activity/activity-store";
 import { reconcile } from "./reconcile";
-import { startResync } from "./resync";
+import { startResync } from "./resync/resync";
 import type { Revival } from "./admission/revival";
-import { afterJob, gateReconcile, type DeletingDeps } from "./deleting";
+import { afterJob, gateReconcile, type DeletingDeps } from "./deleting/deleting";
 
 export interface ProcessorDeps {
   ctx: ReconcileContext;
@@ -31,11 +33,11 @@ export interface ProcessorDeps {
   metrics?: Metrics;
   /** Queues transient failures again later (issue 9 item 6). */
   revival?: Revival;
-  /** The activity trail (src/store/activity-store.ts); none: nothing recorded. */
+  /** The activity trail (src/activity/activity-store.ts); none: nothing recorded. */
   activity?: ActivityStore;
   /** Per-minute series of the status page's charts. */
   counters?: MinuteCounters;
-  /** Set while the directory is deleted with `platform=deprovision` (src/sync/deleting.ts; `ctx` has an empty desired state). */
+  /** Set while the directory is deleted with `platform=deprovision` (src/sync/deleting/deleting.ts; `ctx` has an empty desired state). */
   deleting?: DeletingDeps;
 }
 

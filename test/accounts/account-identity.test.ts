@@ -5,7 +5,7 @@
  * compared as text (localhost is not 127.0.0.1).
  */
 import { accountIdentity, sameAccount } from "../../src/accounts/account-identity";
-import { AccountKeys } from "../../src/store/account-keys";
+import { AccountKeys } from "../../src/accounts/account-keys";
 import { platformAccountRateKey } from "../../src/store";
 
 const ONE_ACCOUNT = [

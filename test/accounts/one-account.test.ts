@@ -9,7 +9,7 @@ import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig } from "../helpers/resync";
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
-import { AccountKeys } from "../../src/store/account-keys";
+import { AccountKeys } from "../../src/accounts/account-keys";
 import { accountIdentity } from "../../src/accounts/account-identity";
 import { migrateAccountKeys } from "../../src/accounts/account-migration";
 

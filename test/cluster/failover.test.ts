@@ -14,7 +14,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-control";
+import { pauseDirectory, resumeDirectory } from "../../src/sync/control/directory-control";
 import { ProcessSet } from "../helpers/processes";
 import { startRedisCluster, type LocalCluster } from "../helpers/redis-cluster";
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";

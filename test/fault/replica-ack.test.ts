@@ -14,7 +14,7 @@
  *   replica holds them, and a token revoke the replica has not acknowledged is answered 503, so a
  *   failover cannot bring back a token the operator was told is revoked.
  */
-import { KeyVarStore } from "../../src/sync/key-vars/key-var-store";
+import { KeyVarStore } from "../../src/sync/control/key-var-store";
 import request from "supertest";
 import express, { type Express } from "express";
 import { Redis } from "ioredis";

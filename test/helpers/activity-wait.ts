@@ -1,7 +1,7 @@
 /**
  * Waits for an event of a resource's activity trail (the SCIM app appends after the response is sent).
  */
-import { ActivityStore, type ActivityEvent } from "../../src/store";
+import { ActivityStore, type ActivityEvent } from "../../src/activity/activity-store";
 import type { TestScim } from "./scim-app";
 import { waitFor } from "./wait-for";
 

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import express, { type Express } from "express";
 import request from "supertest";
 import { adminRouter } from "../../src/admin/app";
-import type { ResyncProgress } from "../../src/sync/resync";
+import type { ResyncProgress } from "../../src/sync/resync/resync";
 import { PLATFORM_KEY, waitFor, type SyncEnv } from "./sync-env";
 
 export const ADMIN_TOKEN = "resync-admin-token-0001";

@@ -10,7 +10,7 @@ import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { createLogger } from "../../src/observability/logger";
 import { createMetrics } from "../../src/observability/metrics";
-import { RoleProbe } from "../../src/ops/health";
+import { RoleProbe } from "../../src/observability/health";
 import { startWorkerEndpoints } from "../../src/roles/server";
 import { SIM_TOKEN } from "../helpers/sync-env";
 import { freePort } from "../helpers/free-port";

@@ -8,7 +8,7 @@ import request from "supertest";
 import { startScim, TOKENS, type TestScim } from "../helpers/scim-app";
 import { expectScimError } from "../helpers/expect-scim";
 import { snapshotRedis } from "../helpers/redis-snapshot";
-import { AuthFailureKeys } from "../../src/store";
+import { AuthFailureKeys } from "../../src/auth/auth-failure-keys";
 
 const wrong = (i: number | string) => ({ Authorization: `Bearer wrong-token-${i}` });
 

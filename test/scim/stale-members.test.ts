@@ -6,7 +6,7 @@
  */
 import request from "supertest";
 import { hashToken } from "../../src/auth/token";
-import { ActivityStore } from "../../src/store";
+import { ActivityStore } from "../../src/activity/activity-store";
 import { startScim, TOKENS, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
 

@@ -7,11 +7,11 @@
 import crypto from "node:crypto";
 import express from "express";
 import request from "supertest";
-import { directoryAuth } from "../../src/scim/auth";
+import { directoryAuth } from "../../src/auth/scim-auth";
 import { hashToken, tokenMatches } from "../../src/auth/token";
-import { AdminSessions } from "../../src/admin/session";
+import { AdminSessions } from "../../src/auth/admin-session";
 import { AuthFailureLimiter } from "../../src/auth/auth-failures";
-import { AuthFailureKeys } from "../../src/store/auth-failure-keys";
+import { AuthFailureKeys } from "../../src/auth/auth-failure-keys";
 import { configSchema } from "../../src/config/schema";
 import { DirectoryRegistry } from "../../src/directories/registry";
 

@@ -1,9 +1,9 @@
 /**
- * The activity trails (src/store/activity-store.ts) against real Redis: the appends of one turn of the
+ * The activity trails (src/activity/activity-store.ts) against real Redis: the appends of one turn of the
  * event loop are written in one script call per directory, each trail's events in order, each trail capped
  * at maxEvents and given its retention; a failed write rejects the appends it held, and only those.
  */
-import { ActivityStore, type ActivityEvent } from "../../src/store";
+import { ActivityStore, type ActivityEvent } from "../../src/activity/activity-store";
 import { storeTestRedis } from "../helpers/redis";
 
 const t = storeTestRedis();

@@ -1,9 +1,10 @@
 /**
- * The settle script of a directory's resync (src/store/resync-store.ts) against real Redis: each pending
+ * The settle script of a directory's resync (src/sync/resync/resync-store.ts) against real Redis: each pending
  * resource counts its outcome once, and the last one finishes the resync — or, when it holds deprovisions
  * for an operator, leaves it awaiting confirmation.
  */
-import { ResyncStore, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { ResyncStore } from "../../src/sync/resync/resync-store";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
 let redis: RedisConnection;

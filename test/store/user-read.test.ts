@@ -2,7 +2,7 @@
  * Reading a user without its groups (the workforce reconcile's read): the same record as `get`, with no
  * groups; undefined once deleted; and "none" in the empty desired state of a directory being deprovisioned.
  */
-import { withEmptyDesiredState } from "../../src/sync/empty-desired";
+import { withEmptyDesiredState } from "../../src/sync/deleting/empty-desired";
 import { startSyncEnv, type SyncEnv } from "../helpers/sync-env";
 
 describe("UserStore.getWithoutGroups", () => {

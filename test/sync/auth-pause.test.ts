@@ -6,7 +6,7 @@
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, simUser, waitAllSynced } from "../helpers/sync-wait";
-import { resumeDirectory } from "../../src/sync/directory-control";
+import { resumeDirectory } from "../../src/sync/control/directory-control";
 import { directoryQueue } from "../helpers/directory-queue";
 
 const KEY2 = "test-platform-key-0002";

@@ -6,7 +6,7 @@
  */
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, simGroup, simUser, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
-import { retryFailed } from "../../src/sync/directory-control";
+import { retryFailed } from "../../src/sync/control/directory-control";
 import { directoryQueue } from "../helpers/directory-queue";
 
 const SCOPED = "test-platform-key-scoped";

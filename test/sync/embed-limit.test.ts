@@ -8,7 +8,7 @@ import express from "express";
 import request from "supertest";
 import { adminRouter } from "../../src/admin/app";
 import { createLogger } from "../../src/observability/logger";
-import { ExternalUserUsage, externalUserUsageReport } from "../../src/sync/external-user-usage";
+import { ExternalUserUsage, externalUserUsageReport } from "../../src/sync/ownership/external-user-usage";
 import { startSyncRuntime } from "../../src/roles/worker";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";

@@ -8,7 +8,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, endpointCalls, reconcileJobs, simGroup, simUser, waitIdle, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
-import { pauseDirectory, resumeDirectory } from "../../src/sync/directory-control";
+import { pauseDirectory, resumeDirectory } from "../../src/sync/control/directory-control";
 import { SyncStateStore } from "../../src/store";
 
 let e: SyncEnv;

@@ -12,7 +12,7 @@ import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sy
 import { userBody } from "../helpers/expect-scim";
 import { startSyncRuntime, type SyncRuntime } from "../../src/roles/worker";
 import { createLogger } from "../../src/observability/logger";
-import { RoleProbe, readiness } from "../../src/ops/health";
+import { RoleProbe, readiness } from "../../src/observability/health";
 import { adminRouter } from "../../src/admin/app";
 import express from "express";
 

@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, adminApp, adminConfig, resyncThroughAdmin } from "../helpe
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { redisBackend } from "../../src/cli/backends/redis-backend";
-import { Ownership } from "../../src/store";
+import { Ownership } from "../../src/sync/ownership/ownership-store";
 
 const GROUP_SCHEMA = ["urn:ietf:params:scim:schemas:core:2.0:Group"];
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";

@@ -3,7 +3,7 @@
  * missing, malformed or expired (platform said: …)" and "key not scoped to deployment 2: key not scoped to
  * deployment 2" were the reasons before).
  */
-import { unauthorizedReason, unscopedReason } from "../../src/sync/pause-reason";
+import { unauthorizedReason, unscopedReason } from "../../src/sync/control/pause-reason";
 
 const MEANING = "credential missing, malformed or expired";
 

@@ -10,8 +10,8 @@ import { ADMIN_TOKEN, adminApp, adminConfig, getResync } from "../helpers/resync
 import { SIM_TOKEN, startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { scanKeys, unlinkKeys } from "../helpers/redis";
-import { createOpsContext } from "../../src/ops/ops-context";
-import { refreshGauges } from "../../src/ops/metrics-handler";
+import { createOpsContext } from "../../src/admin/ops-context";
+import { refreshGauges } from "../../src/roles/metrics-handler";
 import { createMetrics } from "../../src/observability/metrics";
 
 const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };

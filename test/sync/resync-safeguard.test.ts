@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, adminApp, adminConfig, dropUserBehindBridge, getResync, po
 import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { scanKeys, unlinkKeys } from "../helpers/redis";
-import type { ResyncProgress } from "../../src/sync/resync";
+import type { ResyncProgress } from "../../src/sync/resync/resync";
 import { redisBackend } from "../../src/cli/backends/redis-backend";
 import { answerCommand, dryRunCommand, resyncCommand } from "../../src/cli/commands/ops";
 

@@ -1,11 +1,11 @@
 /**
- * The one throttle of platform calls: the shared Redis limiter (src/sync/shared-rate-limiter.ts), against
+ * The one throttle of platform calls: the shared Redis limiter (src/sync/platform-calls/shared-rate-limiter.ts), against
  * real Redis. At most `max` calls per window across every holder of the key, a call's window starts
  * when it completed, not when it was sent, and directories of one platform account also share its window.
  */
 import { Redis } from "ioredis";
 import { platformAccountRateKey } from "../../src/store";
-import { LimiterChain, SharedRateLimiter } from "../../src/sync/shared-rate-limiter";
+import { LimiterChain, SharedRateLimiter } from "../../src/sync/platform-calls/shared-rate-limiter";
 import { TEST_REDIS_URL, cleanPrefix, testPrefix } from "../helpers/redis";
 
 const prefix = testPrefix();

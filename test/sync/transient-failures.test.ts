@@ -6,7 +6,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, simGroup, waitAllSynced, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
-import { retryFailed } from "../../src/sync/directory-control";
+import { retryFailed } from "../../src/sync/control/directory-control";
 import { directoryQueue } from "../helpers/directory-queue";
 
 let e: SyncEnv;

@@ -13,7 +13,7 @@
  * A request with the Bearer admin token is not a browser's ambient credential and passes untouched.
  */
 import type { Request, RequestHandler, Response } from "express";
-import { adminCaller } from "../session";
+import { adminCaller } from "../../auth/admin-session";
 import { FORM_TOKEN_FIELD, FORM_TOKEN_HEADER, formTokenMatches } from "./form-token";
 import { page } from "../status-page";
 import { esc } from "../html";

@@ -1,6 +1,6 @@
 /**
  * The per-session form token (synchronizer token) of the status page. Each admin session keeps a random
- * token beside it in Redis (src/store/admin-session-store.ts); every state-changing form carries it in a
+ * token beside it in Redis (src/auth/admin-session-store.ts); every state-changing form carries it in a
  * hidden field, and the forgery guard (forgery-guard.ts) compares it with the session's. A page on another
  * origin cannot read the token, so it cannot build a form the bridge accepts.
  *

@@ -4,8 +4,8 @@
  * this works from any machine that reaches the server, e.g. against `npm run demo`.
  */
 import type { DirectoryStatus } from "../../admin/directory-status";
-import type { PlanReport, ResyncProgress } from "../../sync/resync";
-import type { HandoverResult } from "../../sync/ownership-handover";
+import type { PlanReport, ResyncProgress } from "../../sync/resync/resync";
+import type { HandoverResult } from "../../sync/ownership/ownership-handover";
 import type { BrakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 import type { RequestLogPage } from "../../scim/request-log/request-log-store";

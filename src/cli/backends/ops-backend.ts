@@ -4,12 +4,12 @@
  * bridge's admin API (`admin-api-backend.ts`, `--url` / SCIM_BRIDGE_URL).
  */
 import type { DirectoryStatus } from "../../admin/directory-status";
-import type { PlanReport, ResyncProgress } from "../../sync/resync";
-import type { AnswerResult } from "../../sync/resync-confirm";
-import type { PlanItem } from "../../sync/resync-plan";
-import type { HandoverRequest, HandoverResult } from "../../sync/ownership-handover";
+import type { PlanReport, ResyncProgress } from "../../sync/resync/resync";
+import type { AnswerResult } from "../../sync/resync/confirm";
+import type { PlanItem } from "../../sync/resync/plan";
+import type { HandoverRequest, HandoverResult } from "../../sync/ownership/ownership-handover";
 import type { BrakeAnswer, BrakeStatus } from "../../sync/brake/brake";
-import type { KeepNameResult } from "../../sync/keep-name/keep-name";
+import type { KeepNameResult } from "../../sync/ownership/keep-name";
 import type { RequestLogPage } from "../../scim/request-log/request-log-store";
 import type { RequestLogFilters } from "../../scim/request-log/request-log-query";
 

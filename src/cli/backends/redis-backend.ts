@@ -1,15 +1,16 @@
 /** The operator commands straight through Redis, with the configuration of this machine (files + env). */
 import type { Config } from "../../config/schema";
 import { directoryStatus } from "../../admin/directory-status";
-import { createOpsContext } from "../../ops/ops-context";
+import { createOpsContext } from "../../admin/ops-context";
 import { DirectoryRegistry } from "../../directories/registry";
-import { DirectoryRecords, closeConnection, createQueueConnection, waitReady } from "../../store";
-import { retryFailed } from "../../sync/directory-control";
+import { closeConnection, createQueueConnection, waitReady } from "../../store";
+import { DirectoryRecords } from "../../directories/directory-records";
+import { retryFailed } from "../../sync/control/directory-control";
 import { randomUUID } from "node:crypto";
-import { answerResync } from "../../sync/resync-confirm";
-import { handOver } from "../../sync/ownership-handover";
-import { keepPlatformName } from "../../sync/keep-name/keep-name";
-import { NameClaims } from "../../store";
+import { answerResync } from "../../sync/resync/confirm";
+import { handOver } from "../../sync/ownership/ownership-handover";
+import { keepPlatformName } from "../../sync/ownership/keep-name";
+import { NameClaims } from "../../sync/ownership/name-claims";
 import { answerBrake, brakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 import { RequestLogStore } from "../../scim/request-log/request-log-store";

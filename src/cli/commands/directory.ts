@@ -7,8 +7,8 @@ import fs from "node:fs";
 import readline from "node:readline/promises";
 import type { Command } from "commander";
 import type { DirectoryStatus } from "../../admin/directory-status";
-import type { ResyncProgress } from "../../sync/resync";
-import type { PlanItem } from "../../sync/resync-plan";
+import type { ResyncProgress } from "../../sync/resync/resync";
+import type { PlanItem } from "../../sync/resync/plan";
 import { adminCall, expectOk, type AdminTarget } from "../backends/admin-http";
 
 type Out = (s: string) => void;

@@ -3,8 +3,8 @@
  * `OpsBackend`: Redis with the local configuration, or a running bridge's admin API.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { resyncPercent, type PlanReport, type ResyncProgress } from "../../sync/resync";
-import type { PlanItem } from "../../sync/resync-plan";
+import { resyncPercent, type PlanReport, type ResyncProgress } from "../../sync/resync/resync";
+import type { PlanItem } from "../../sync/resync/plan";
 import type { OpsBackend } from "../backends/ops-backend";
 
 /** `status`: one line per directory, or JSON. */

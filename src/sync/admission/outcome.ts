@@ -18,8 +18,8 @@ import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../../platform";
 import type { SyncStateStore, SyncKind } from "../../store";
 import { MappingError, WaitError } from "../context";
-import { ExternalUserLimitError } from "../external-user-usage";
-import { unauthorizedReason } from "../pause-reason";
+import { ExternalUserLimitError } from "../ownership/external-user-usage";
+import { unauthorizedReason } from "../control/pause-reason";
 
 export type Verdict = "transient" | "rate-limited" | "auth" | "failed" | "wait";
 

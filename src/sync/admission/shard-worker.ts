@@ -10,7 +10,7 @@
  * failed after its last attempt) its admission slot is freed and the directory's next resource admitted;
  * while it waits out a retry delay its slot is lent to the next resource and taken back when it runs again.
  *
- * A directory deleted with `platform=deprovision` (src/sync/deleting.ts) is paused while it waits for the
+ * A directory deleted with `platform=deprovision` (src/sync/deleting/deleting.ts) is paused while it waits for the
  * operator: its resync jobs of that delete (`deprovision` in the payload) pass the pause, and its purge job
  * runs whether or not this process still serves it.
  */
@@ -32,7 +32,7 @@ const RECHECK_MS = 5000;
 /** The result of a reconcile this process parked because it does not serve the directory. */
 const NOT_SERVED = "parked: directory not served by this worker";
 
-/** Purges a deleted directory (src/sync/deleting.ts `purgeDeleted`). */
+/** Purges a deleted directory (src/sync/deleting/deleting.ts `purgeDeleted`). */
 export type PurgeProcessor = (dir: string, job: Job, token?: string) => Promise<string>;
 
 /**

@@ -9,8 +9,8 @@
 import type { ReconcileContext, Outcome } from "../context";
 import { WaitError } from "../context";
 import { embedGroupName } from "../mapping/embed-user";
-import { claimPlatformName, releasePlatformName } from "../name-conflicts";
-import { ensureOwned, forgetOwned } from "../ownership-guard";
+import { claimPlatformName, releasePlatformName } from "../ownership/name-conflicts";
+import { ensureOwned, forgetOwned } from "../ownership/ownership-guard";
 
 /** Members (SCIM user ids) whose applied groups still contain `name`. */
 async function stillCarrying(c: ReconcileContext, userIds: string[], name: string): Promise<string[]> {

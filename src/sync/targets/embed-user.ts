@@ -8,12 +8,12 @@
  */
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError } from "../context";
-import { atWarningLevel } from "../external-user-usage";
+import { atWarningLevel } from "../ownership/external-user-usage";
 import { ValidationError } from "../../platform";
 import { embedDeprovisionRequest, embedExternalId, embedUserRequest, typeConflictDetail } from "../mapping/embed-user";
 import { payloadHash } from "../mapping/payload-hash";
-import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../name-conflicts";
-import { ensureOwned } from "../ownership-guard";
+import { claimPlatformName, claimedGroupNames, releasePlatformName } from "../ownership/name-conflicts";
+import { ensureOwned } from "../ownership/ownership-guard";
 import { held } from "./workforce-user";
 
 /** The platform's `cannot change type`, word for word, followed by the mapping entries that sent the type. */

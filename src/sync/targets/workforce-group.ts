@@ -12,8 +12,8 @@ import type { ReconcileContext, Outcome } from "../context";
 import { WaitError, isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId } from "../mapping/workforce-user";
-import { claimPlatformName, releasePlatformName } from "../name-conflicts";
-import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
+import { claimPlatformName, releasePlatformName } from "../ownership/name-conflicts";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership/ownership-guard";
 
 async function removePlatformGroup(c: ReconcileContext, id: string, st: SyncRecord): Promise<Outcome> {
   if (st.platformId) {

@@ -15,7 +15,7 @@ import { MappingError, isConflict, isNotFound } from "../context";
 import { isEntraTombstone } from "../mapping/entra-tombstone";
 import { payloadHash } from "../mapping/payload-hash";
 import { managedExternalId, workforceUserPayload } from "../mapping/workforce-user";
-import { ensureOwned, forgetOwned, recordOwned } from "../ownership-guard";
+import { ensureOwned, forgetOwned, recordOwned } from "../ownership/ownership-guard";
 import type { HeldDeprovision } from "../brake/brake-store";
 
 const GONE = "deleted";
