@@ -4,7 +4,7 @@
  * resync, and one word for the whole (in sync / syncing / failing / paused).
  */
 import type { Config } from "../config/schema";
-import type { SyncKind, SyncStatus } from "../store";
+import { metricsSaltKey, type SyncKind, type SyncStatus } from "../store";
 import type { ResyncProgress } from "../sync/resync/resync";
 import type { OpsContext } from "./ops-context";
 import { DirectoryLabels } from "../observability/directory-labels";
@@ -77,7 +77,7 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
     id, displayName: dir.displayName, target: dir.target, source: entry.source, disabled: entry.disabled, scimBaseUrl: scimBaseUrl(c.config, id), health, users, groups, items, queue: queueView,
     lastSyncAt: meta.lastSyncAt ?? null, paused: paused ?? (isPaused ? { reason: "paused by an operator", at: null } : null),
     platformKey: { status: meta.keyStatus ?? "unchecked", healthy: platformHealthy(meta.keyStatus), checkedAt: meta.keyCheckedAt ?? null },
-    metricsLabel: await new DirectoryLabels(c.redis, c.config.redis.keyPrefix).label(id).catch(() => null),
+    metricsLabel: await new DirectoryLabels(c.redis, metricsSaltKey(c.config.redis.keyPrefix)).label(id).catch(() => null),
     ...(externalUsers ? { externalUsers } : {}), resync,
   };
 }

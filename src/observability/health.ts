@@ -1,6 +1,6 @@
 /**
- * /healthz (the process answers) and /readyz (this process can do its job), per role (issue 9: "Server
- * role: ready = this process can serve SCIM (Redis answers). Worker role: ready = it can take jobs."):
+ * /healthz (the process answers) and /readyz (this process can do its job), per role (a
+ * server is ready when it can serve SCIM, that is Redis answers; a worker when it can take jobs):
  *   - server: Redis answers;
  *   - worker: Redis answers and this process's sync workers run (started, not closing);
  *   - all: both.
@@ -11,9 +11,11 @@
  * they say which check failed in one word and reveal no directory id and no error text.
  */
 import type { RequestHandler } from "express";
-import type { OpsContext } from "../admin/ops-context";
 
 export type Role = "server" | "worker" | "all";
+
+/** The one Redis command readiness needs. */
+export interface RedisPing { redis: { ping(): Promise<unknown> } }
 
 /** What a process knows of its own readiness beyond Redis: set by the worker role once its runtime runs. */
 export class RoleProbe {
@@ -50,7 +52,7 @@ export interface Readiness {
 }
 
 /** Runs the readiness checks of this process. */
-export async function readiness(c: Pick<OpsContext, "redis">, probe: RoleProbe, timeoutMs = 1000): Promise<Readiness> {
+export async function readiness(c: RedisPing, probe: RoleProbe, timeoutMs = 1000): Promise<Readiness> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), timeoutMs); timer.unref(); });
   let redis: Readiness["checks"]["redis"] = "ok";
@@ -71,7 +73,7 @@ export async function readiness(c: Pick<OpsContext, "redis">, probe: RoleProbe, 
 export const healthz: RequestHandler = (_req, res) => { res.json({ status: "ok" }); };
 
 /** Handler for /readyz. */
-export function readyz(c: Pick<OpsContext, "redis">, probe: RoleProbe): RequestHandler {
+export function readyz(c: RedisPing, probe: RoleProbe): RequestHandler {
   return async (_req, res) => {
     const r = await readiness(c, probe);
     res.status(r.status === "ready" ? 200 : 503).json(r);

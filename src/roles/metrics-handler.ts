@@ -5,7 +5,7 @@
  */
 import type { RequestHandler } from "express";
 import type { OpsContext } from "../admin/ops-context";
-import { SYNC_STATUSES } from "../store";
+import { metricsSaltKey, SYNC_STATUSES } from "../store";
 import type { Metrics } from "../observability/metrics";
 import { presentedToken, tokenMatches } from "../auth/token";
 import { DirectoryLabels } from "../observability/directory-labels";
@@ -30,7 +30,7 @@ export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
 /** Handler for /metrics (Prometheus text format). */
 export function metricsHandler(c: OpsContext | undefined, m: Metrics): RequestHandler {
   const hashes = (c?.config.metrics.tokenHashes ?? []).map((h) => Buffer.from(h, "hex"));
-  const labels = c ? new DirectoryLabels(c.redis, c.config.redis.keyPrefix) : undefined;
+  const labels = c ? new DirectoryLabels(c.redis, metricsSaltKey(c.config.redis.keyPrefix)) : undefined;
   return async (req, res) => {
     if (hashes.length && !tokenMatches(presentedToken(req.header("authorization")), hashes)) {
       res.setHeader("WWW-Authenticate", "Bearer realm=\"scim-bridge-metrics\"");
