@@ -14,6 +14,7 @@ import { settledWrite } from "./write-settle";
 import { MemberOfDrain } from "./member-of-drain";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
 import { MEMBER_SLICE, memberRecord, memberSlices } from "./member-slices";
+import { writeGroupInSlices, type MemberOpTuple } from "./group-write-slices";
 import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
@@ -69,12 +70,12 @@ function withoutValues(opsJson: string, values: Set<string>): string {
  * write can let go of the member objects while the write waits on Redis (see the group PATCH route).
  */
 export class EncodedMemberOps {
-  constructor(readonly json: string, readonly count: number) {}
+  constructor(readonly json: string, readonly count: number, readonly values = 0) {}
 }
 
-/** `ops` encoded once (`count`: how many operations). */
+/** `ops` encoded once (`count`: how many operations; `values`: how many members they name). */
 export function encodeMemberOps(ops: MemberOp[]): EncodedMemberOps {
-  return new EncodedMemberOps(memberOpsJson(ops), ops.length);
+  return new EncodedMemberOps(memberOpsJson(ops), ops.length, ops.reduce((n, op) => n + op.members.length, 0));
 }
 
 /**
@@ -122,29 +123,48 @@ export class GroupStore {
     return new DirectoryKeys(this.keyPrefix, directoryId);
   }
 
-  /** Applies one GroupWrite atomically. */
+  /**
+   * Applies one GroupWrite atomically: in one call, or, when it names more than MEMBER_SLICE members or
+   * clears or replaces a group that has more, staged in slices and published by one short call
+   * (group-write-slices.ts), so no Redis call grows with the group.
+   */
   async write(directoryId: string, id: string, w: GroupWrite): Promise<WriteResult> {
     const k = this.keys(directoryId);
     const displayName = typeof w.body?.displayName === "string" ? w.body.displayName : "";
     const externalId = typeof w.body?.externalId === "string" ? w.body.externalId : "";
-    const run = (opsJson: string) => {
+    const expected = w.expectedVersion === undefined ? "" : String(w.expectedVersion);
+    const oldD = w.basedOn ? JSON.stringify(w.basedOn) : "";
+    const newD = w.body ? JSON.stringify(w.body) : "";
+    const settle = (call: (rid: string, ttl: string) => Promise<string[]>) => settledWrite(this.writer, k.prefix, this.writeSettleMs, call, this.replicaAck);
+    const run = (opsJson: string, sliceAbove: string) => {
       const args: string[] = [
-        k.prefix, id, w.mode, w.expectedVersion === undefined ? "" : String(w.expectedVersion), new Date().toISOString(),
-        w.basedOn ? JSON.stringify(w.basedOn) : "", w.body ? JSON.stringify(w.body) : "",
+        k.prefix, id, w.mode, expected, new Date().toISOString(), oldD, newD,
         displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), opsJson,
         w.uniqueExternalId ? "1" : "",
       ];
-      return settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
-        this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory)), this.replicaAck);
+      return settle((rid, ttl) =>
+        this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory), sliceAbove));
     };
     const opsJson = w.memberOps instanceof EncodedMemberOps ? w.memberOps.json : memberOpsJson(w.memberOps ?? []);
-    let r = await run(opsJson);
+    const values = w.memberOps instanceof EncodedMemberOps ? w.memberOps.values : (w.memberOps ?? []).reduce((n, op) => n + op.members.length, 0);
+    let r = values > MEMBER_SLICE ? ["SLICE"] : await run(opsJson, String(MEMBER_SLICE));
     let skipped: string[] | undefined;
+    if (r[0] === "SLICE") {
+      const sliced = await writeGroupInSlices(this.writer, k, {
+        id, mode: w.mode, expectedVersion: expected, oldD, newD, displayNameLower: displayName.toLowerCase(), externalId, displayName,
+        maxMembers: this.maxMembers, uniqueExternalId: !!w.uniqueExternalId, largeMembers: this.large.members,
+        largePerDirectory: this.large.perDirectory, skipUnknownMembers: !!w.skipUnknownMembers, settle,
+      }, JSON.parse(opsJson) as MemberOpTuple[]);
+      r = sliced.reply;
+      if (sliced.skipped.length) skipped = sliced.skipped;
+      // a group that cannot be large (its directory has its share of large groups) is written in one call
+      if (r[0] === "UNSLICED") r = await run(opsJson, "");
+    }
     // The script names every unknown value at once, so one more write without them is enough; only a
     // member deleted between the two writes can refuse the second, and then the write answers that.
     if (r[0] === "INVALID" && w.skipUnknownMembers) {
       skipped = r.slice(1);
-      r = await run(withoutValues(opsJson, new Set(skipped)));
+      r = await run(withoutValues(opsJson, new Set(skipped)), "");
     }
     switch (r[0]) {
       case "OK":

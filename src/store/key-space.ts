@@ -29,6 +29,7 @@ export const KEY_FAMILIES: KeyFamily[] = [
   { pattern: "<kp>:{<dir>}:uids", type: "SET", module: "store/keys.ts", match: (kp) => dir(kp, "uids") },
   { pattern: "<kp>:{<dir>}:g:<id>", type: "HASH", module: "store/keys.ts", match: (kp) => dir(kp, "g:.+") },
   { pattern: "<kp>:{<dir>}:gm:<id>", type: "HASH", module: "store/keys.ts", match: (kp) => dir(kp, "gm:.+") },
+  { pattern: "<kp>:{<dir>}:gmw:<id>:<token>", type: "HASH", module: "store/keys.ts (group-write-slices.ts)", match: (kp) => dir(kp, "gmw:.+:.+") },
   { pattern: "<kp>:{<dir>}:groups", type: "ZSET", module: "store/keys.ts", match: (kp) => dir(kp, "groups") },
   { pattern: "<kp>:{<dir>}:mg:<value>", type: "SET", module: "store/keys.ts", match: (kp) => dir(kp, "mg:.+") },
   { pattern: "<kp>:{<dir>}:lg", type: "SET", module: "store/keys.ts", match: (kp) => dir(kp, "lg") },

@@ -13,6 +13,8 @@
  *   P g:<id>       HASH   group: d (body JSON without id/meta/members), v, c, m, n (lower displayName),
  *                         x (externalId), dn (displayName as sent)
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
+ *   P gmw:<id>:<token> HASH a sliced write's new members of group <id>, staged slice by slice and renamed
+ *                         to gm:<id> by its publish (group-write-slices.ts); expires 600 s after its last slice
  *   P groups       ZSET   group ids scored by creation sequence
  *   P mg:<value>   SET    ids of the groups that <value> (a user or group id) is a member of: the reverse
  *                         index, brought up to date from P mgq after the member write has answered.
@@ -68,6 +70,16 @@ export class DirectoryKeys {
   user(id: string): string { return `${this.prefix}u:${id}`; }
   group(id: string): string { return `${this.prefix}g:${id}`; }
   groupMembers(id: string): string { return `${this.prefix}gm:${id}`; }
+  /** The staging hash of one sliced write of group `id` (group-write-slices.ts); `token` is the write's own. */
+  stagedGroupMembers(id: string, token: string): string { return `${this.prefix}gmw:${id}:${token}`; }
+  /** A group index: gns, gxs (lexicographic sets) or gn, gx (earlier releases' hashes). */
+  index(name: "gns" | "gxs" | "gn" | "gx"): string { return `${this.prefix}ix:${name}`; }
+  /** A group's changed members, for its reconcile (sync-state-keys.ts documents it), and their change counter. */
+  changedMembers(id: string): string { return `${this.prefix}s:gch:${id}`; }
+  get changeSeq(): string { return `${this.prefix}s:gcseq`; }
+  get seq(): string { return `${this.prefix}seq`; }
+  /** The kept reply of a committed write (write-settle.ts). */
+  request(requestId: string): string { return `${this.prefix}rq:${requestId}`; }
   memberOf(value: string): string { return `${this.prefix}mg:${value}`; }
   get users(): string { return `${this.prefix}users`; }
   get userIds(): string { return `${this.prefix}uids`; }

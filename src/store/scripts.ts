@@ -15,6 +15,10 @@ export interface StoreCommands {
   readUsers(anchor: string, ...args: string[]): Promise<string[][]>;
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
+  /** The 7 keys of stageGroupMembers-7.lua, then its arguments. */
+  stageGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
+  /** The 16 keys of publishGroupMembers-16.lua, then its arguments. */
+  publishGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
   readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
   groupMemberDelta(changed: string, legacyChanged: string, ...args: string[]): Promise<[string, string, ...string[][]]>;
   settleGroupMembers(changed: string, ...args: string[]): Promise<number>;

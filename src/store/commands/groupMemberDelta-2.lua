@@ -17,6 +17,7 @@
   Phases, in this order:
     "legacy"   merges an earlier release's changed members (KEYS[2], a ZSET) into KEYS[1], deleting them
     "changed"  HSCAN of KEYS[1]: the members looked at are returned as seen, with their change numbers
+               (a field "*" there stands for every member: the call goes on as in mode "full")
     "scim"     HSCAN of <P>gm:<g>  ) mode "full" only (a new or re-created platform group, or a diff
     "applied"  SSCAN of <P>s:gm:<g> ) against the platform): every SCIM and applied member is looked at
   A member may come in several phases or twice in one (HSCAN while the hash resizes); the caller keeps one.
@@ -36,10 +37,13 @@
           should* only in "full" mode; unready: user members looked at whose first sync is under way.
 ]]
 local P, g, full, phase, cursor, count = ARGV[1], ARGV[2], ARGV[3] == 'full', ARGV[4], ARGV[5], tonumber(ARGV[6])
+-- "*" among the changed members: a write replaced the members wholesale (publishGroupMembers-16.lua) and
+-- marked no member one by one, so every SCIM and applied member is looked at
+if not full and redis.call('HEXISTS', KEYS[1], '*') == 1 then full = true end
 local scim, applied = P .. 'gm:' .. g, P .. 's:gm:' .. g
 local phases = full and {'legacy', 'changed', 'scim', 'applied'} or {'legacy', 'changed'}
 local at = 1
-while phases[at] ~= phase do at = at + 1 end
+while phases[at] and phases[at] ~= phase do at = at + 1 end
 
 -- one call goes on into the next phases while it has looked at fewer than `count` members: a small group's
 -- delta is one call; a scan step that finds nothing still counts, so a call makes at most `count` steps
@@ -81,6 +85,7 @@ end
 
 local addIds, addPids, removeIds, removePids, shouldIds, shouldPids, unready = {}, {}, {}, {}, {}, {}, {}
 local looked = {}
+looked['*'] = true
 for _, m in ipairs(candidates) do
   if not looked[m] then
     looked[m] = true

@@ -28,12 +28,14 @@
     ARGV[16]  large-group size (option scim.largeGroupMembers): a group that reaches it leaves the reverse
              index for good (includes/drainMemberOf.lua), unless the directory has ARGV[17] large groups
     ARGV[17]  most large groups per directory (option scim.largeGroupsPerDirectory)
+    ARGV[18]  most members a clear or replace may drop in this one call ("" for no limit): past it the
+             answer is {"SLICE"} and nothing is written (the caller writes in slices, group-write-slices.ts)
 
   Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
           {"OK", version, created, lastModified, queued} | {"NOOP", version, created, lastModified}
           (queued: "1" when the write left membership changes for the reverse index in <P>mgq, for the
           caller to ask for a drain; "0" otherwise)
-          {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
+          {"SLICE"} | {"CONFLICT", attribute} | {"NOTFOUND"} | {"PRECONDITION", currentVersion} | {"RETRY"}
           {"INVALID", memberValue, …} (every value to add that is no user or group of the directory, or the
           group itself) | {"TOOMANY", limit}
 ]]
@@ -44,6 +46,7 @@ if settled then return settled end
 
 -- @include drainMemberOf
 -- @include sortIndex
+-- @include memberKinds
 local MEMBER_OF_QUEUE_LIMIT = 256
 -- member changes one write applies when the queue is over its limit (more than one 256-member entry: it shrinks)
 local MEMBER_OF_DRAIN_BUDGET = 1024
@@ -87,27 +90,18 @@ end
 -- values in the order first named. Lists here are filled with counters, not t[#t + 1]: each #t searches
 -- for the table's end, and per member work is most of this script under 256-member PATCHes.
 local delta, order, nOrder = {}, {}, 0
--- Which of the values to add are users ('U') or groups ('G'). Most writes name users only: one SMISMEMBER
--- per BATCH values on <P>uids (the directory's user ids: writeUser adds, deleteUser removes), and when every
--- value is in it (duplicates each time, as SMISMEMBER answers each) all are users. Otherwise only the values
--- the set does not hold are looked up, in batches: one ZMSCORE per BATCH values on the id sets <P>users and
--- <P>groups, which hold exactly the ids whose u:/g: hash exists (writeUser, deleteUser, writeGroup and
--- deleteGroup keep them in step), and the users found there are added to <P>uids (a directory of an earlier
--- release, whose users are not in it yet, fills it as its users are named). Redis before 6.2 has neither
--- command: it counts the u: hashes of a batch with EXISTS, and looks up each value of a batch that is not all users.
--- Why a set of its own: under 50 clients of 256-member adds, an EXISTS of each value's <P>u: key cost Redis
--- ~1.3 µs per value (two lookups of a long key in the whole keyspace: the key, then its expiry), a third of
--- Redis's CPU per PATCH; SMISMEMBER on the set ~0.45 µs (INFO commandstats, bench/scim §4's flow). ZMSCORE
--- on <P>users costs about as much as EXISTS: Redis 7.0 formats each score it returns with snprintf("%.17g").
--- These keys are built here, not passed in KEYS: they share the directory's hash tag with KEYS[1], so they
--- are in its slot, which is what Redis Cluster requires of a script's keys. BATCH stays far below Lua's
--- unpack limit of 8000.
+-- which of the values to add are users ('U') or groups ('G') (includes/memberKinds.lua); these keys are
+-- built here, not passed in KEYS: they share the directory's hash tag with KEYS[1], so they are in its slot
 local BATCH = 1000
-local kinds = {}
-local allUsers = false
--- the users <P>uids did not hold, found by the id-set lookup below: added to it once the write is accepted
-local unlisted, nUnlisted = {}, 0
 local memberOps = cjson.decode(ARGV[12])
+-- a clear or replace of a group with more members than ARGV[18] is written in slices instead
+-- (group-write-slices.ts), so this call does not grow with the group
+if ARGV[18] and ARGV[18] ~= '' and exists then
+  for _, op in ipairs(memberOps) do
+    if (op[1] == 'clear' or op[1] == 'replace') and redis.call('HLEN', gm) > tonumber(ARGV[18]) then return {'SLICE'} end
+  end
+end
+local kinds, allUsers, unlisted, nUnlisted
 do
   local want, n = {}, 0
   for _, op in ipairs(memberOps) do
@@ -116,48 +110,7 @@ do
       for k = 1, #values do n = n + 1; want[n] = values[k] end
     end
   end
-  -- the values <P>uids does not hold, for the id-set lookup
-  local unknown, nUnknown = {}, 0
-  for s = 1, n, BATCH do
-    local e = math.min(n, s + BATCH - 1)
-    local hits = redis.pcall('SMISMEMBER', P .. 'uids', unpack(want, s, e))
-    if hits.err then
-      local userKeys = {}
-      for k = s, e do userKeys[k - s + 1] = P .. 'u:' .. want[k] end
-      if redis.call('EXISTS', unpack(userKeys)) < e - s + 1 then
-        for k = s, e do nUnknown = nUnknown + 1; unknown[nUnknown] = want[k] end
-      end
-    else
-      for k = 1, #hits do
-        if hits[k] == 0 then nUnknown = nUnknown + 1; unknown[nUnknown] = want[s + k - 1] end
-      end
-    end
-  end
-  allUsers = nUnknown == 0
-  local function mark(idSet, keyType, t, list)
-    local missing = {}
-    for s = 1, #list, BATCH do
-      local e = math.min(#list, s + BATCH - 1)
-      local found = redis.pcall('ZMSCORE', P .. idSet, unpack(list, s, e))
-      if found.err then
-        found = {}
-        for k = s, e do found[k - s + 1] = redis.call('EXISTS', P .. keyType .. list[k]) == 1 end
-      end
-      for k = s, e do
-        if found[k - s + 1] then kinds[list[k]] = t else missing[#missing + 1] = list[k] end
-      end
-    end
-    return missing
-  end
-  if not allUsers then
-    -- the values the set holds are users; the others are looked up (a value is either, never both)
-    for k = 1, n do kinds[want[k]] = 'U' end
-    for k = 1, nUnknown do kinds[unknown[k]] = nil end
-    mark('groups', 'g:', 'G', mark('users', 'u:', 'U', unknown))
-    for k = 1, nUnknown do
-      if kinds[unknown[k]] == 'U' then nUnlisted = nUnlisted + 1; unlisted[nUnlisted] = unknown[k] end
-    end
-  end
+  kinds, allUsers, unlisted, nUnlisted = memberKinds({uids = P .. 'uids', users = P .. 'users', groups = P .. 'groups'}, want, n, P)
 end
 
 local invalid, nInvalid, invalidSeen = {}, 0, {}

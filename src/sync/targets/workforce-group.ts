@@ -120,7 +120,8 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
       if (removePids.length) await c.platform.scim.removeMembers(platformId, removePids);
       if ((now.length || removePids.length) && outcome === "unchanged") outcome = "updated";
       // what is held back stays marked changed, with the members whose users are still syncing
-      const kept = new Set([...later.map((m) => m.id), ...(later.length ? delta.unready : [])]);
+      // ("*", a wholesale member change's one mark, stays too: the adds held back were found through it)
+      const kept = new Set([...later.map((m) => m.id), ...(later.length ? [...delta.unready, "*"] : [])]);
       const settle = delta.seen.map((m, i) => [m, delta.scores[i]] as const).filter(([m]) => !kept.has(m));
       waiting = await c.state.settleMembers(dirId, id, {
         seen: settle.map(([m]) => m), scores: settle.map(([, s]) => s), add: now.map((m) => m.id), remove: removes.map((m) => m.id),
