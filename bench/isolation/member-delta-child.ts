@@ -7,7 +7,7 @@
  * Env: REDIS_URL, BENCH_PREFIX, BENCH_DIR, BENCH_GROUP.
  */
 import { Redis } from "ioredis";
-import { SyncStateStore } from "../../src/store";
+import { SyncStateStore } from "../../src/sync/state/sync-state";
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
 const state = new SyncStateStore(redis as never, process.env.BENCH_PREFIX!);

@@ -13,7 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { redisAnswers } from "../../src/cli/local-redis";
-import { GroupStore, KEY_FAMILIES, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
+import { GroupStore, KEY_FAMILIES, UserStore, createQueueConnection, waitReady } from "../../src/store";
+import { SyncStateStore } from "../../src/sync/state/sync-state";
 import { freePort } from "../../test/helpers/free-port";
 
 const USERS = Number(process.env.USERS ?? 10000);

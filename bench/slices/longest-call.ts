@@ -14,7 +14,8 @@ import request from "supertest";
 import { loadConfig } from "../../src/config/load";
 import { createScimApp } from "../../src/scim/app";
 import { hashToken } from "../../src/auth/token";
-import { GroupStore, SyncStateStore, UserStore } from "../../src/store";
+import { GroupStore, UserStore } from "../../src/store";
+import { SyncStateStore } from "../../src/sync/state/sync-state";
 import { createLogger } from "../../src/observability/logger";
 import { startPrivateRedis } from "../isolation/private-redis";
 

@@ -18,7 +18,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { hashToken } from "../../src/auth/token";
-import { DirectoryKeys, GroupStore, SyncStateStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
+import { DirectoryKeys, GroupStore, UserStore, createQueueConnection, waitReady } from "../../src/store";
+import { SyncStateStore } from "../../src/sync/state/sync-state";
 import { loadConfig } from "../../src/config/load";
 import { directoryQueue, type DirectoryQueue } from "../../test/helpers/directory-queue";
 import { SyncQueues } from "../../src/sync/admission/queues";

@@ -19,7 +19,7 @@
 import type { RedisConnection } from "../store/connection";
 import { DirectoryKeys } from "../store/keys";
 import { defineStoreCommands, type StoreCommands } from "../store/scripts";
-import type { SyncKind } from "../store/sync-state";
+import type { SyncKind } from "../sync/state/sync-state";
 
 /** One event of a trail. */
 export interface ActivityEvent {

@@ -10,7 +10,8 @@
  */
 import type { Request, RequestHandler } from "express";
 import type { Logger } from "pino";
-import type { MinuteCounters, SyncKind } from "../store";
+import type { MinuteCounters } from "./minute-counters";
+import type { SyncKind } from "../sync/state/sync-state";
 import type { ActivityEvent, ActivityStore } from "./activity-store";
 
 type Json = Record<string, unknown>;

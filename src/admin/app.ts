@@ -41,7 +41,7 @@ import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "./ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { MinuteCounters, SERIES } from "../store";
+import { MinuteCounters, SERIES } from "../activity/minute-counters";
 import { AuthFailureKeys } from "../auth/auth-failure-keys";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";

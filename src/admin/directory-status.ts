@@ -4,7 +4,8 @@
  * resync, and one word for the whole (in sync / syncing / failing / paused).
  */
 import type { Config } from "../config/schema";
-import { metricsSaltKey, type SyncKind, type SyncStatus } from "../store";
+import { metricsSaltKey } from "../store";
+import { type SyncKind, type SyncStatus } from "../sync/state/sync-state";
 import type { ResyncProgress } from "../sync/resync/resync";
 import type { OpsContext } from "./ops-context";
 import { DirectoryLabels } from "../observability/directory-labels";

@@ -8,7 +8,8 @@
  */
 import express, { type Router } from "express";
 import type { OpsContext } from "./ops-context";
-import { searchByName, type SyncKind } from "../store";
+import { searchByName } from "../store";
+import { type SyncKind } from "../sync/state/sync-state";
 import { ActivityStore } from "../activity/activity-store";
 import { itemBody, searchBody, type ItemView, type SearchHit } from "./item-page";
 import { newDirectoryPage, page } from "./status-page";

@@ -2,7 +2,8 @@
 import type { RedisConnection } from "../store/connection";
 import type { Config } from "../config/schema";
 import { DirectoryRegistry } from "../directories/registry";
-import { GroupStore, SyncStateStore, UserStore } from "../store";
+import { GroupStore, UserStore } from "../store";
+import { SyncStateStore } from "../sync/state/sync-state";
 import { ResyncStore } from "../sync/resync/resync-store";
 import { ExternalUserUsage } from "../sync/ownership/external-user-usage";
 import { SyncQueues } from "../sync/admission/queues";

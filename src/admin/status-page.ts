@@ -8,7 +8,7 @@ import { formTokenField } from "./forgery/form-token";
 import { resyncPercent, type PlanReport } from "../sync/resync/resync";
 import type { PlanItem } from "../sync/resync/plan";
 import type { DirectoryStatus, FailedItem } from "./directory-status";
-import type { Series } from "../store";
+import type { Series } from "../activity/minute-counters";
 import { chart } from "./charts";
 import { duration, esc, when } from "./html";
 import { itemHref, searchForm } from "./item-page";

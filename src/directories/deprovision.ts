@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/schema";
-import { SyncStateStore } from "../store";
+import { SyncStateStore } from "../sync/state/sync-state";
 import { ResyncStore, type ResyncProgress } from "../sync/resync/resync-store";
 import { type DirectoryRecords } from "./directory-records";
 import { DELETE_PAUSE_REASON } from "../sync/deleting/deleting";

@@ -5,7 +5,8 @@
  */
 import type { RequestHandler } from "express";
 import type { OpsContext } from "../admin/ops-context";
-import { metricsSaltKey, SYNC_STATUSES } from "../store";
+import { metricsSaltKey } from "../store";
+import { SYNC_STATUSES } from "../sync/state/sync-state";
 import type { Metrics } from "../observability/metrics";
 import { presentedToken, tokenMatches } from "../auth/token";
 import { DirectoryLabels } from "../observability/directory-labels";

@@ -20,7 +20,9 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { migrateAccountKeys } from "../accounts/account-migration";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
-import { MinuteCounters, GroupStore, SyncStateStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup } from "../store";
+import { GroupStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup } from "../store";
+import { MinuteCounters } from "../activity/minute-counters";
+import { SyncStateStore } from "../sync/state/sync-state";
 import { ActivityStore } from "../activity/activity-store";
 import { NameClaims } from "../sync/ownership/name-claims";
 import { Ownership } from "../sync/ownership/ownership-store";
@@ -45,7 +47,7 @@ import { startShardWorkers, type JobProcessor } from "../sync/admission/shard-wo
 import { inLanes } from "../sync/lanes";
 import { periodic } from "../sync/periodic";
 
-/** How often a worker writes its per-minute counters (src/store/minute-counters.ts). */
+/** How often a worker writes its per-minute counters (src/activity/minute-counters.ts). */
 const COUNTER_FLUSH_MS = 1000;
 /** Directories registered at once while a worker starts (each is a few round trips). */
 const STARTUP_LANES = 32;

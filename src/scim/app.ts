@@ -13,7 +13,8 @@ import express, { type Express, type RequestHandler, type Router } from "express
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
 import type { RedisConnection } from "../store/connection";
-import { MinuteCounters, GroupStore, UserStore, type WriteOptions } from "../store";
+import { GroupStore, UserStore, type WriteOptions } from "../store";
+import { MinuteCounters } from "../activity/minute-counters";
 import { ActivityStore } from "../activity/activity-store";
 import { AuthFailureKeys } from "../auth/auth-failure-keys";
 import { idpActivity } from "../activity/idp-activity";

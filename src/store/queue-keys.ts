@@ -26,7 +26,7 @@
  *                         for longer than SHARE_GRACE_MS (src/sync/admission/admission-store.ts; it expires then):
  *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
  *                         first jobs of a directory that was idle do not queue behind them.
- * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/store/sync-state.ts).
+ * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/sync/state/sync-state.ts).
  *
  * Before the shards, each directory had a queue of its own: `{<keyPrefix>}:dir-<id>:*`. Those are read once
  * at start to move their waiting jobs over (src/sync/legacy-migration.ts).

@@ -5,7 +5,8 @@
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import type { GroupStore, SyncStateStore, UserStore, SyncKind } from "../store";
+import type { GroupStore, UserStore } from "../store";
+import type { SyncStateStore, SyncKind } from "./state/sync-state";
 import type { NameClaims } from "./ownership/name-claims";
 import type { Ownership } from "./ownership/ownership-store";
 import type { ExternalUserUsage } from "./ownership/external-user-usage";

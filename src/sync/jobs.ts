@@ -6,7 +6,7 @@
  * (429), failures and backlog from holding another's work.
  */
 import { createHash } from "node:crypto";
-import type { SyncKind } from "../store";
+import type { SyncKind } from "./state/sync-state";
 
 export const RECONCILE = "reconcile";
 export const RESYNC = "resync";

@@ -10,7 +10,8 @@
 import { Queue, type JobType } from "bullmq";
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
-import { legacyQueue, type SyncKind } from "../store";
+import { legacyQueue } from "../store";
+import { type SyncKind } from "./state/sync-state";
 import { RECONCILE, RESYNC } from "./jobs";
 import type { SyncQueues } from "./admission/queues";
 

@@ -5,13 +5,13 @@
  */
 import type { Job } from "bullmq";
 import type { RedisConnection } from "../store/connection";
-import type { SyncKind } from "../store";
+import type { SyncKind } from "./state/sync-state";
 import type { Metrics } from "../observability/metrics";
 import type { PlatformCallInfo } from "../platform";
 import type { ReconcileContext } from "./context";
 import { RESYNC, type ReconcileJobData, type ResyncJobData } from "./jobs";
 import { classify, handleFailure, handleStalledOut, type OutcomeDeps } from "./admission/outcome";
-import { type MinuteCounters } from "../store";
+import { type MinuteCounters } from "../activity/minute-counters";
 import { ResyncStore } from "./resync/resync-store";
 import { type ActivityEvent, type ActivityStore } from "../activity/activity-store";
 import { reconcile } from "./reconcile";

@@ -1,5 +1,5 @@
 /** Picks the reconciler for a resource from the directory's target ("workforce" | "embed") and its kind. */
-import type { SyncKind } from "../store";
+import type { SyncKind } from "./state/sync-state";
 import type { Outcome, ReconcileContext } from "./context";
 import { reconcileEmbedGroup } from "./targets/embed-group";
 import { reconcileEmbedUser } from "./targets/embed-user";

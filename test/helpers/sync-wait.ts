@@ -3,7 +3,7 @@
  * of a user or group, the reconcile jobs BullMQ ran for a resource.
  */
 import type { Job } from "bullmq";
-import type { SyncKind, SyncRecord, SyncStatus } from "../../src/store";
+import type { SyncKind, SyncRecord, SyncStatus } from "../../src/sync/state/sync-state";
 import { userBody } from "./expect-scim";
 import { waitFor, type SimStateView, type SyncEnv } from "./sync-env";
 import { directoryQueue } from "./directory-queue";

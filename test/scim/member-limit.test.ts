@@ -7,7 +7,7 @@
 import request from "supertest";
 import { startScim, type TestScim } from "../helpers/scim-app";
 import { expectScimError, userBody } from "../helpers/expect-scim";
-import { SyncStateKeys } from "../../src/store";
+import { SyncStateKeys } from "../../src/sync/state/sync-state-keys";
 
 let s: TestScim;
 const G = "/scim/v2/acme/Groups";

@@ -5,7 +5,8 @@
  * too, where every key a script touches must be declared and in one slot.
  */
 import { AdmissionStore } from "../../src/sync/admission/admission-store";
-import { DirectoryKeys, SyncStateStore, createStoreConnection, waitReady, type RedisConnection, type SyncKind } from "../../src/store";
+import { DirectoryKeys, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { SyncStateStore, type SyncKind } from "../../src/sync/state/sync-state";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
 let redis: RedisConnection;

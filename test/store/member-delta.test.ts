@@ -4,7 +4,8 @@
  * changed between two slices keeps its mark; a replacement of the applied set is staged and swapped in
  * by one call, and a stage a crashed run left behind is never published.
  */
-import { DirectoryKeys, SyncStateKeys, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { DirectoryKeys, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
+import { SyncStateKeys } from "../../src/sync/state/sync-state-keys";
 import { defineStoreCommands, type StoreCommands } from "../../src/store/scripts";
 import { readMemberDelta, settleMemberDelta } from "../../src/store/member-delta";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";

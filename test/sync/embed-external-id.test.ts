@@ -4,7 +4,7 @@
  */
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
-import type { SyncRecord } from "../../src/store";
+import type { SyncRecord } from "../../src/sync/state/sync-state";
 
 const TENANT = "em-tenant";
 

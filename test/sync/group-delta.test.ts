@@ -9,7 +9,7 @@
 import { startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createGroup, createUser, endpointCalls, reconcileJobs, simGroup, simUser, waitIdle, waitReconcileJobs, waitStatus } from "../helpers/sync-wait";
 import { pauseDirectory, resumeDirectory } from "../../src/sync/control/directory-control";
-import { SyncStateStore } from "../../src/store";
+import { SyncStateStore } from "../../src/sync/state/sync-state";
 
 let e: SyncEnv;
 beforeAll(async () => { e = await startSyncEnv(); });

@@ -16,8 +16,8 @@ import type { RedisConnection } from "../../store/connection";
 import { DirectoryQueueKeys } from "../../store/queue-keys";
 import { ACK_DELETE_LUA } from "../../store/outbox-ack";
 import { inlineCommand } from "../../store/scripts";
-import { MARK_PENDING_LUA, SyncStateStore, type SyncKind } from "../../store/sync-state";
-import { kindCode } from "../../store/sync-state-keys";
+import { MARK_PENDING_LUA, SyncStateStore, type SyncKind } from "../state/sync-state";
+import { kindCode } from "../state/sync-state-keys";
 
 /** The backlog score between members added one after the other (ms; see AdmissionStore.add). */
 const STEP = 1e-3;

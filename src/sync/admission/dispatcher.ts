@@ -23,7 +23,8 @@
 import type { RedisConnection } from "../../store/connection";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, type OutboxSignal, type SyncKind } from "../../store";
+import { DirectoryKeys, legacyOutboxSignalKey, outboxSignalOf, type OutboxSignal } from "../../store";
+import { type SyncKind } from "../state/sync-state";
 import type { SyncQueues } from "./queues";
 import { inLanes } from "../lanes";
 

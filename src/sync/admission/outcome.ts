@@ -16,7 +16,7 @@
  */
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { AuthError, PlatformConfigError, RateLimitedError, ScopeError, ValidationError } from "../../platform";
-import type { SyncStateStore, SyncKind } from "../../store";
+import type { SyncStateStore, SyncKind } from "../state/sync-state";
 import { MappingError, WaitError } from "../context";
 import { ExternalUserLimitError } from "../ownership/external-user-usage";
 import { unauthorizedReason } from "../control/pause-reason";

@@ -7,7 +7,8 @@
 import { Queue, type Job, type JobType } from "bullmq";
 import type { RedisConnection } from "../../store/connection";
 import type { Config } from "../../config/schema";
-import { SHARD_QUEUE_NAME, SyncStateStore, shardPrefix, type SyncKind } from "../../store";
+import { SHARD_QUEUE_NAME, shardPrefix } from "../../store";
+import { SyncStateStore, type SyncKind } from "../state/sync-state";
 import { AdmissionStore, type Admitted, type SlotChange } from "./admission-store";
 import { inLanes } from "../lanes";
 import {

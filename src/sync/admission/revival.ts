@@ -15,7 +15,8 @@
  */
 import type { RedisConnection } from "../../store/connection";
 import type { Logger } from "pino";
-import { reviveKeys, type SyncKind, type SyncStateStore } from "../../store";
+import { reviveKeys } from "../../store";
+import { type SyncKind, type SyncStateStore } from "../state/sync-state";
 
 export interface RevivalOptions {
   baseMs: number;

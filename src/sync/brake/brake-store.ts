@@ -12,7 +12,9 @@
  * every key it touches in KEYS.
  */
 import type { RedisConnection } from "../../store/connection";
-import { DirectoryKeys, SyncStateKeys, type SyncKind } from "../../store";
+import { DirectoryKeys } from "../../store";
+import { SyncStateKeys } from "../state/sync-state-keys";
+import { type SyncKind } from "../state/sync-state";
 import { defineStoreCommands } from "../../store/scripts";
 
 /** Held items read or moved per call. */

@@ -16,7 +16,7 @@
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../../config/schema";
 import type { RedisConnection } from "../../store/connection";
-import type { SyncKind } from "../../store";
+import type { SyncKind } from "../state/sync-state";
 import { BRAKE_SLICE, BrakeStore, type BrakeAuditEntry, type BrakeLimits, type BrakeVerdict, type HeldDeprovision } from "./brake-store";
 
 export type { HeldDeprovision, BrakeAuditEntry } from "./brake-store";

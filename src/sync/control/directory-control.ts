@@ -4,7 +4,7 @@
  * meta field: admission into its shard stops and its admitted jobs park back into its backlog when a
  * worker picks them up, so a paused directory never holds its shard-mates.
  */
-import type { SyncKind, SyncStateStore } from "../../store";
+import type { SyncKind, SyncStateStore } from "../state/sync-state";
 import type { SyncQueues } from "../admission/queues";
 import { isMissingKeyPause } from "./pause-reason";
 

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { DirectoryConfig } from "../../config/schema";
 import { AuthError, ScopeError, type PlatformClient } from "../../platform";
-import type { SyncStateStore } from "../../store";
+import type { SyncStateStore } from "../state/sync-state";
 import { unauthorizedReason, unscopedReason } from "./pause-reason";
 
 /** True for a recorded key status that says the platform works for the directory. */

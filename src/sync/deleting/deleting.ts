@@ -15,7 +15,7 @@
  */
 import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
-import { SyncStateStore, type SyncKind } from "../../store";
+import { SyncStateStore, type SyncKind } from "../state/sync-state";
 import { DirectoryRecords } from "../../directories/directory-records";
 import { ResyncStore } from "../resync/resync-store";
 import type { RedisConnection } from "../../store/connection";

@@ -12,7 +12,8 @@
  * the IdP. On an embed directory both groups' members are reconciled again (the name's members change).
  */
 import type { DirectoryConfig } from "../../config/schema";
-import type { GroupStore, SyncKind, SyncStateStore } from "../../store";
+import type { GroupStore } from "../../store";
+import type { SyncKind, SyncStateStore } from "../state/sync-state";
 import type { NameClaims } from "./name-claims";
 import { embedGroupName } from "../mapping/embed-user";
 

@@ -9,7 +9,7 @@
  * A holder whose desired state no longer maps to the name (deleted or renamed, not yet reconciled) is
  * displaced at once.
  */
-import type { SyncKind } from "../../store";
+import type { SyncKind } from "../state/sync-state";
 import type { ClaimSpace } from "./name-claims";
 import { MappingError, type ReconcileContext } from "../context";
 import { embedExternalId, embedGroupName } from "../mapping/embed-user";

@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { accountIdentity, sameAccount } from "../../accounts/account-identity";
 import type { Config, DirectoryConfig } from "../../config/schema";
-import { type SyncStateStore } from "../../store";
+import { type SyncStateStore } from "../state/sync-state";
 import { Ownership, type OwnerSpace } from "./ownership-store";
 import { retryFailed } from "../control/directory-control";
 import type { SyncQueues } from "../admission/queues";

@@ -9,7 +9,7 @@
  *   - embed: users with sync state the store no longer has (not yet deprovisioned), and embed-tenant
  *     groups the bridge applied whose name no desired group maps to.
  */
-import type { SyncKind, SyncRecord } from "../../store";
+import type { SyncKind, SyncRecord } from "../state/sync-state";
 import type { PlanItem } from "./resync-store";
 import type { ReconcileContext } from "../context";
 import { embedGroupName } from "../mapping/embed-user";

@@ -15,7 +15,8 @@
  */
 import type { DirectoryConfig } from "../../config/schema";
 import type { RedisConnection } from "../../store/connection";
-import { GroupStore, SyncStateStore, UserStore } from "../../store";
+import { GroupStore, UserStore } from "../../store";
+import { SyncStateStore } from "../state/sync-state";
 import { Ownership } from "../ownership/ownership-store";
 import { ResyncHeld, HELD_SLICE } from "./resync-held";
 import { type PlanItem } from "./resync-store";

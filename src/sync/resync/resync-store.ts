@@ -26,7 +26,7 @@
 import type { RedisConnection } from "../../store/connection";
 import { ResyncKeys } from "./resync-keys";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
-import type { SyncKind } from "../../store/sync-state";
+import type { SyncKind } from "../state/sync-state";
 
 /** How long a resync's lock lives (a worker that dies mid-resync does not block the directory for longer). */
 const LOCK_TTL_S = 6 * 3600;

@@ -21,7 +21,7 @@
  * deprovisions, dry-run report and audit are kept by `ResyncStore` (src/sync/resync/resync-store.ts).
  */
 import { randomUUID } from "node:crypto";
-import { type SyncKind } from "../../store";
+import { type SyncKind } from "../state/sync-state";
 import { ResyncHeld } from "./resync-held";
 import { ResyncStore, type PlanReport, type ResyncProgress } from "./resync-store";
 import { isNotFound } from "../context";

@@ -7,7 +7,7 @@
  * not a member on the platform (DESIGN §2: "deactivated on the platform … removed from groups"); the
  * user's reconcile asks for its groups again when it is deactivated or reactivated.
  */
-import type { SyncRecord } from "../../store";
+import type { SyncRecord } from "../state/sync-state";
 import type { ReconcileContext, Outcome } from "../context";
 import { WaitError, isConflict, isNotFound } from "../context";
 import { payloadHash } from "../mapping/payload-hash";

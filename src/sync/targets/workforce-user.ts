@@ -9,7 +9,7 @@
  * A reconcile whose payload equals the last one applied makes no call. An Entra soft-delete tombstone
  * name (mapping/entra-tombstone.ts) deactivates the platform user under the name it holds, never renames it.
  */
-import type { SyncRecord } from "../../store";
+import type { SyncRecord } from "../state/sync-state";
 import type { ReconcileContext, Outcome } from "../context";
 import { MappingError, isConflict, isNotFound } from "../context";
 import { isEntraTombstone } from "../mapping/entra-tombstone";

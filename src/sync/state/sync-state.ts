@@ -22,13 +22,13 @@
  * `pending` means not on the platform as the IdP wants it yet: never applied (set when its first change
  * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.
  */
-import type { RedisConnection } from "./connection";
-import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, type StoreCommands } from "./scripts";
+import type { RedisConnection } from "../../store/connection";
+import { DirectoryKeys } from "../../store/keys";
+import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
-import { readMemberDelta, settleMemberDelta, type MemberDelta, type SettledDelta } from "./member-delta";
+import { readMemberDelta, settleMemberDelta, type MemberDelta, type SettledDelta } from "../../store/member-delta";
 
-export type { MemberDelta } from "./member-delta";
+export type { MemberDelta } from "../../store/member-delta";
 
 export type SyncStatus = "pending" | "synced" | "failed" | "deprovisioned";
 export const SYNC_STATUSES: SyncStatus[] = ["pending", "synced", "failed", "deprovisioned"];

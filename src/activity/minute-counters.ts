@@ -13,9 +13,9 @@
  * call and one script per reconcile were a measurable share of a worker's CPU and of Redis's (issue 11
  * item 6). The charts are per minute; a second's delay changes nothing they show. `close()` writes what is left.
  */
-import type { RedisConnection } from "./connection";
-import { DirectoryKeys } from "./keys";
-import { defineStoreCommands, type StoreCommands } from "./scripts";
+import type { RedisConnection } from "../store/connection";
+import { DirectoryKeys } from "../store/keys";
+import { defineStoreCommands, type StoreCommands } from "../store/scripts";
 
 export const SERIES = ["idp", "calls", "callFailures", "queue", "lag"] as const;
 export type Series = typeof SERIES[number];

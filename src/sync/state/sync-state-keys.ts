@@ -1,5 +1,5 @@
 /**
- * Keys of the sync state (src/store/sync-state.ts) and of the directory's shared platform-call rate window
+ * Keys of the sync state (src/sync/state/sync-state.ts) and of the directory's shared platform-call rate window
  * (src/sync/platform-calls/rate-window-store.ts), under the directory's hash tag like its data
  * (P = `<keyPrefix>:{<directoryId>}:`):
  *
@@ -16,7 +16,7 @@
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied
  *   P s:rate          ZSET  the directory's platform-call rate window (call tokens scored by time, ms)
  */
-import { DirectoryKeys } from "./keys";
+import { DirectoryKeys } from "../../store/keys";
 import type { SyncKind, SyncStatus } from "./sync-state";
 
 /** "u" | "g": the kind as it appears in keys and status-set members. */

@@ -1,8 +1,8 @@
 /**
- * The status page's per-minute counters (src/store/minute-counters.ts) against real Redis: written at once,
+ * The status page's per-minute counters (src/activity/minute-counters.ts) against real Redis: written at once,
  * or, with `flushMs` (the worker), summed in the process and written together by the timer, `flush()` or `close()`.
  */
-import { MinuteCounters, minuteOf } from "../../src/store";
+import { MinuteCounters, minuteOf } from "../../src/activity/minute-counters";
 import { storeTestRedis } from "../helpers/redis";
 import { waitFor } from "../helpers/sync-env";
 
