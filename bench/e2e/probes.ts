@@ -49,7 +49,7 @@ export async function costProbe(ctx: ProbeContext, monitor: Monitor, n: number, 
   await sleep(1500);
   const per = perItem(monitor.read(), idle, n);
   const ok = (b: boolean) => (b ? "✓" : "✗");
-  const fmt = (xs: Array<[string, number]>) => xs.slice(0, 14).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ");
+  const fmt = (xs: Array<[string, number]>) => xs.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ");
   console.log(`\nRedis work per user synced end to end (${n} users, ${clients} at once; MONITOR of the private Redis, net of ` +
     `${((idle.roundTrips / idle.ms) * 1000).toFixed(1)} round trips/s and ${((idle.scriptCommands / idle.ms) * 1000).toFixed(1)} script commands/s when idle):`);
   console.log(`  client round trips ${per.roundTrips.toFixed(1)} ${ok(per.roundTrips <= 10)} (goal ≤ 10): ${fmt(per.byClientCommand)}`);

@@ -65,7 +65,10 @@ export async function monitorRedis(url: string, root: string, ignore: () => Set<
   const learn = (sha: string, args: string[]) => { if (!names.has(sha)) names.set(sha, `inline(${String(args[0]).toLowerCase()} ${key(String(args[1] ?? ""))})`); };
   const named = (m: Map<string, number>) => {
     const out = new Map<string, number>();
-    for (const [k, v] of m) { const n = names.get(k) ?? `script ${k.slice(0, 8)}`; out.set(n, (out.get(n) ?? 0) + v); }
+    for (const [k, v] of m) {
+      const n = /^[0-9a-f]{40}$/.test(k) ? names.get(k) ?? `script ${k.slice(0, 8)}` : k;
+      out.set(n, (out.get(n) ?? 0) + v);
+    }
     return out;
   };
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
@@ -94,7 +97,7 @@ export async function monitorRedis(url: string, root: string, ignore: () => Set<
       bump(work.byClientCommand, sha);
     } else {
       script = "";
-      bump(work.byClientCommand, cmd);
+      bump(work.byClientCommand, `${cmd} ${key(String(args[1] ?? ""))}`);
     }
   });
   return {
