@@ -8,10 +8,10 @@
  * failed), `queue` (highest queue depth seen in the minute), `lag` (longest time, in ms, from a change's
  * job being queued to its reconcile finishing). Counters add (HINCRBY); gauges keep the minute's highest.
  *
- * With `flushMs` (the worker: a platform call and a reconcile each counted) the values are summed in the
- * process and written every `flushMs`, one script call per directory: at platform speed one Redis command per
- * call and one script per reconcile were a measurable share of a worker's CPU and of Redis's (issue 11
- * item 6). The charts are per minute; a second's delay changes nothing they show. `close()` writes what is left.
+ * With `flushMs` (the worker: a platform call and a reconcile each counted; the server: each IdP write) the
+ * values are summed in the process and written every `flushMs`, one script call per directory: one Redis
+ * command per call, reconcile or SCIM write would be a share of a worker's and Redis's CPU at platform speed.
+ * The charts are per minute; a second's delay changes nothing they show. `close()` writes what is left.
  */
 import type { RedisConnection } from "../store/connection";
 import { DirectoryKeys } from "../store/keys";

@@ -22,6 +22,11 @@ import { startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { tokenEndpoint } from "../auth/token-endpoint";
 import { scimErrorHandler } from "../scim/errors";
 import { GroupStore, largeGroups, ReplicaAck, UserStore, closeConnection, createQueueConnection, createStoreConnection, waitReady, assertRedisSetup } from "../store";
+import { MinuteCounters } from "../activity/minute-counters";
+
+
+/** How often the server writes the IdP's writes per minute (src/store/minute-counters.ts). */
+const COUNTER_FLUSH_MS = 1000;
 
 export interface RunningServer {
   url: string;
@@ -114,7 +119,10 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
   app.use(tokenEndpoint({ config, registry, limiter: new AuthFailureLimiter(redis, config.auth.maxFailures, config.auth.windowSeconds) }));
   if (opts.metrics) app.use(SCIM_DIRECTORY_PATH, scimMetrics(registry, opts.metrics));
   // the SCIM routes on this app, not in an app of their own (src/scim/app.ts says why)
-  app.use(SCIM_DIRECTORY_PATH, scimDirectoryRouter({ config, users, groups, logger, registry }));
+  // the IdP's writes per minute (the status page's chart): summed here and written once a second, not one
+  // command per SCIM write; `close` writes what is left
+  const counters = new MinuteCounters(redis, config.redis.keyPrefix, COUNTER_FLUSH_MS);
+  app.use(SCIM_DIRECTORY_PATH, scimDirectoryRouter({ config, users, groups, logger, registry, counters }));
   app.use(scimNotFound);
   // every error of this app (a SCIM route's, or e.g. a malformed %-escape in /scim/v2/:directoryId) is
   // answered in SCIM form, never with Express's default HTML page and its stack trace
@@ -125,6 +133,7 @@ export async function startServer(config: Config, logger: Logger, opts: ServerOp
     url, port,
     close: async () => {
       await closer(server);
+      await counters.close().catch(() => undefined);
       await registry.stop();
       await ops.queues.close();
       await closeConnection(opsRedis);

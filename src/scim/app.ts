@@ -52,6 +52,8 @@ export interface ScimAppDeps {
   redis?: RedisConnection;
   /** The directories served, kept current (default: the config file's only). */
   registry?: DirectoryRegistry;
+  /** The per-minute counters the IdP's writes add to (default: written at each write, unbuffered). */
+  counters?: MinuteCounters;
 }
 
 /**
@@ -100,7 +102,7 @@ export function createScimApp(deps: ScimAppDeps): Express {
  * make ETags of its own (`app.set("etag", false)`): a SCIM resource's ETag is its version, and a list or
  * an error has none.
  */
-export function scimDirectoryRouter({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config) }: ScimAppDeps): Router {
+export function scimDirectoryRouter({ config, users, groups, logger, redis, registry = DirectoryRegistry.fromConfig(config), counters: sharedCounters }: ScimAppDeps): Router {
   const settings: ScimSettings = {
     maxResults: config.scim.maxResults,
     defaultCount: Math.min(config.scim.defaultCount, config.scim.maxResults),
@@ -158,7 +160,7 @@ export function scimDirectoryRouter({ config, users, groups, logger, redis, regi
   // the directory's declared extensions are known to attribute lookups for the rest of the request (extensions/declared.ts)
   dir.use((_req, res, next) => withDeclaredExtensions((res.locals.scim as ScimContext).extensions, next));
   const activity = new ActivityStore(redis ?? users.connection, config.redis.keyPrefix, config.activity.maxEvents, config.activity.retentionDays);
-  const counters = new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
+  const counters = sharedCounters ?? new MinuteCounters(redis ?? users.connection, config.redis.keyPrefix);
   dir.use("/Users", idpActivity(activity, "user", counters, logger), usersRouter());
   dir.use("/Groups", idpActivity(activity, "group", counters, logger), groupsRouter());
   dir.use(rootSearchRouter());

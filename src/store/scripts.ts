@@ -40,7 +40,7 @@ export interface StoreCommands {
   letGoName(byName: string, byId: string, id: string, name: string): Promise<string>;
   countAuthFailure(counter: string, windowSeconds: string): Promise<[number, number]>;
   reserveExternalUser(set: string, externalId: string, limit: string): Promise<[number, number, number]>;
-  acquireRateWindow(window: string, nowMs: string, windowMs: string, max: string, token: string): Promise<number>;
+  acquireRateWindow(window: string, nowMs: string, windowMs: string, max: string, token: string, ...restamps: string[]): Promise<number>;
   appendActivity(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   writeMinuteCounters(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
 }

@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { platformAccountRateKey } from "../../src/store";
 import { LimiterChain, SharedRateLimiter } from "../../src/sync/platform-calls/shared-rate-limiter";
 import { TEST_REDIS_URL, cleanPrefix, testPrefix } from "../helpers/redis";
+import { waitFor } from "../helpers/wait-for";
 
 const prefix = testPrefix();
 let redis: Redis;
@@ -34,6 +35,20 @@ it("should start a call's window when it completed, not when it was sent", async
   await new Promise((r) => setTimeout(r, 150)); // the call takes 150 ms
   release();
   await limiter.acquire();
+  expect(performance.now() - t).toBeGreaterThanOrEqual(249);
+});
+
+it("should move a completed call to its completion time for the other holders of the key, with no acquire of its own", async () => {
+  const key = `${prefix}:{f}:s:rate`;
+  const a = new SharedRateLimiter(redis, key, 1, 100);
+  const b = new SharedRateLimiter(redis, key, 1, 100);
+  const t = performance.now();
+  const release = await a.acquire();
+  const sent = Number((await redis.zrange(key, "0", "0", "WITHSCORES"))[1]);
+  await new Promise((r) => setTimeout(r, 150)); // the call takes 150 ms
+  release();
+  await waitFor(async () => Number((await redis.zrange(key, "0", "0", "WITHSCORES"))[1]) >= sent + 150, 5000, "the call re-stamped");
+  await b.acquire();
   expect(performance.now() - t).toBeGreaterThanOrEqual(249);
 });
 

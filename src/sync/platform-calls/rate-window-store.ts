@@ -13,13 +13,17 @@ export class RateWindowStore {
     this.redis = defineStoreCommands(redis);
   }
 
-  /** `key`: a window key built in src/store. Records `token` at `nowMs` if fewer than `max` calls fall in the window; else ms to wait (nothing recorded). */
-  async tryAcquire(key: string, nowMs: number, windowMs: number, max: number, token: string): Promise<number> {
-    return Number(await this.redis.acquireRateWindow(key, String(nowMs), String(windowMs), String(max), token));
+  /**
+   * `key`: a window key built in src/store. First moves the calls of `restamps` (completion time ms, token) to
+   * their completion; then records `token` at `nowMs` if fewer than `max` calls fall in the window; else
+   * answers the ms to wait (nothing recorded).
+   */
+  async tryAcquire(key: string, nowMs: number, windowMs: number, max: number, token: string, restamps: string[] = []): Promise<number> {
+    return Number(await this.redis.acquireRateWindow(key, String(nowMs), String(windowMs), String(max), token, ...restamps));
   }
 
-  /** Moves a recorded call to `nowMs` (its completion), if it is still in the window. */
-  async restamp(key: string, token: string, nowMs: number): Promise<void> {
-    await this.redis.zadd(key, "XX", nowMs, token);
+  /** Moves recorded calls to their completion time, those still in the window: pairs of (ms, token). */
+  async restamp(key: string, restamps: string[]): Promise<void> {
+    await this.redis.zadd(key, "XX", ...restamps);
   }
 }
