@@ -11,7 +11,6 @@ export * from "./key-space";
 export * from "./item-search";
 export * from "./queue-keys";
 export * from "./outbox-signal";
-export * from "./outbox-ack";
 export { inlineCommand } from "./scripts";
 export * from "./redis-setup";
 export { MEMBER_SLICE } from "./member-slices";

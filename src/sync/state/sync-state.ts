@@ -67,25 +67,6 @@ function parseRecord(h: Record<string, string>): SyncRecord {
   };
 }
 
-/**
- * Lua: `mark_pending(status, recs, names, now)` marks each resource pending unless it already has a
- * status: `status` the pending status set's key, `recs` the resources' sync-state hashes, `names` their
- * "<k>:<id>" (in `recs`' order), `now` an ISO time. Returns how many were marked. Part of the outbox
- * dispatch script (src/sync/admission/admission-store.ts), which the caller passes every key of.
- */
-export const MARK_PENDING_LUA = `
-local function mark_pending(status, recs, names, now)
-  local marked = 0
-  for i = 1, #recs do
-    if redis.call('HSETNX', recs[i], 'st', 'pending') == 1 then
-      redis.call('HSET', recs[i], 't', now)
-      redis.call('SADD', status, names[i])
-      marked = marked + 1
-    end
-  end
-  return marked
-end`;
-
 /** Sync state of every directory, on one Redis connection. */
 export class SyncStateStore {
   private readonly scripts: RedisConnection & StoreCommands;
