@@ -230,9 +230,11 @@ export class GroupStore {
     return memberSlices(this.redis, this.keys(directoryId).groupMembers(id), size);
   }
 
-  /** The member values of a group (no bodies). */
-  memberValues(directoryId: string, id: string): Promise<string[]> {
-    return this.redis.hkeys(this.keys(directoryId).groupMembers(id));
+  /** The member values of a group (no bodies), read in slices of MEMBER_SLICE (member-slices.ts). */
+  async memberValues(directoryId: string, id: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const slice of this.memberSlices(directoryId, id)) for (const m of slice) out.push(m.value);
+    return out;
   }
 
   count(directoryId: string): Promise<number> {

@@ -33,3 +33,15 @@ export async function* memberSlices(redis: RedisConnection, key: string, size = 
     yield slice;
   } while (cursor !== "0");
 }
+
+/** The members of the set at `key`, read with SSCAN `size` at a time, each once. */
+export async function setMembers(redis: RedisConnection, key: string, size = MEMBER_SLICE): Promise<string[]> {
+  const out = new Set<string>();
+  let cursor = "0";
+  do {
+    const [next, page] = await redis.sscan(key, cursor, "COUNT", size);
+    cursor = next;
+    for (const m of page) out.add(m);
+  } while (cursor !== "0");
+  return [...out];
+}

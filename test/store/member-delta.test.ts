@@ -76,6 +76,24 @@ describe("a group's member delta in slices", () => {
     expect(one.should.length).toBe(full ? A : 0);
   });
 
+  it("should look at every member when a wholesale write left one \"*\" mark, and settle that mark", async () => {
+    await scenario();
+    // marks of the a's and b's only, plus "*": the c's (applied, gone from SCIM) are found through "*"
+    await redis.del(sk.changedMembers(G), sk.legacyChangedMembers(G));
+    await redis.hset(sk.changedMembers(G), "*", "7", "a0", "5");
+    for (const size of [7, 1000]) {
+      const d = await readMemberDelta(redis, keys(), P, G, false, size);
+      expect(d.add.map((x) => x.id).sort()).toEqual(ids("a", A - 20).sort());
+      expect(d.remove.map((x) => x.id).sort()).toEqual(ids("c", C).sort());
+      expect(sorted(d.seen)).toEqual(["*", "a0"]);
+    }
+    const d = await readMemberDelta(redis, keys(), P, G, false, 7);
+    const waiting = await settleMemberDelta(redis, sk.changedMembers(G), P, G,
+      { seen: d.seen, scores: d.scores, add: d.add.map((x) => x.id), remove: d.remove.map((x) => x.id) }, false, 7);
+    expect(waiting).toBe(0);
+    expect((await redis.smembers(`${P}s:gm:${G}`)).sort()).toEqual(ids("a", A).sort());
+  });
+
   it("should settle in slices and keep the mark of a member changed after it was looked at", async () => {
     await scenario();
     const d = await readMemberDelta(redis, keys(), P, G, false, 7);

@@ -27,6 +27,7 @@ import { DirectoryKeys } from "../../store/keys";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 import { readMemberDelta, settleMemberDelta, type MemberDelta, type SettledDelta } from "../../store/member-delta";
+import { MEMBER_SLICE, setMembers } from "../../store/member-slices";
 
 export type { MemberDelta } from "../../store/member-delta";
 
@@ -217,17 +218,17 @@ export class SyncStateStore {
     return out;
   }
 
-  /** Members of an applied-members set. */
+  /** Members of an applied-members set, read in slices (member-slices.ts). */
   members(key: string): Promise<string[]> {
-    return this.redis.smembers(key);
+    return setMembers(this.redis, key);
   }
 
-  /** Adds and removes ids of an applied-members set. */
+  /** Adds and removes ids of an applied-members set, MEMBER_SLICE per command; not one MULTI, which runs as one block. */
   async applyMembers(key: string, add: string[], remove: string[]): Promise<void> {
-    const multi = this.redis.multi();
-    for (let i = 0; i < add.length; i += 1000) multi.sadd(key, ...add.slice(i, i + 1000));
-    for (let i = 0; i < remove.length; i += 1000) multi.srem(key, ...remove.slice(i, i + 1000));
-    await multi.exec();
+    const p = this.redis.pipeline();
+    for (let i = 0; i < add.length; i += MEMBER_SLICE) p.sadd(key, ...add.slice(i, i + MEMBER_SLICE));
+    for (let i = 0; i < remove.length; i += MEMBER_SLICE) p.srem(key, ...remove.slice(i, i + MEMBER_SLICE));
+    await p.exec();
   }
 
   /** Remembers embed-tenant group names the bridge has applied (`P s:embed-groups`), for resync. */
@@ -246,7 +247,7 @@ export class SyncStateStore {
   }
 
   async redisDel(...keys: string[]): Promise<void> {
-    await this.redis.del(...keys);
+    await this.redis.unlink(...keys);
   }
 
   async meta(dir: string): Promise<Record<string, string>> {
