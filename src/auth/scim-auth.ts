@@ -22,7 +22,7 @@ import { sendScimError } from "../scim/errors";
 export function directoryAuth(registry: DirectoryRegistry, limiter: AuthFailureLimiter, keys: AuthFailureKeys): RequestHandler {
   return async (req, res, next) => {
     const directoryId = String(req.params.directoryId);
-    const label = await registry.authenticateAs(directoryId, presentedToken(req.header("authorization")));
+    const label = await registry.credentials.authenticateAs(directoryId, presentedToken(req.header("authorization")));
     if (label !== undefined) {
       // counted for its directory in /metrics from here on; a failed authentication is counted under one
       // label whether the directory exists or not (src/roles/server.ts)

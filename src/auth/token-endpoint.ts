@@ -79,7 +79,7 @@ export function tokenEndpoint({ config, registry, limiter }: TokenEndpointDeps):
     if (!clientId || secret === undefined) return fail(res, "invalid_client", "client authentication is required (HTTP Basic, or client_id and client_secret)", !!basic);
 
     // client authentication before anything that tells a caller about the grant it asked for
-    if (!registry.authenticateClient(clientId, secret)) {
+    if (!registry.credentials.authenticateClient(clientId, secret)) {
       const wait = await limiter.fail(keys.directory(DIRECTORY_ID.test(clientId) ? clientId : undefined, req.ip ?? "unknown"));
       if (wait) {
         res.setHeader("Retry-After", String(wait));

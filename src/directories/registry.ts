@@ -9,12 +9,12 @@
  * directory's credentials, 1,000 commands a second per process at 1,000 directories), and in full at
  * least every FULL_RELOAD_MS. Listeners (the worker runtime) hear about directories added, changed, disabled or removed.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { type ReplicaAck } from "../store";
-import { DirectoryRecords, type CredentialKind, type CredentialRecord } from "./directory-records";
+import { DirectoryRecords, type CredentialRecord } from "./directory-records";
+import { DirectoryCredentials } from "../auth/directory-credentials";
 import { validateDirectoryInput } from "./validate";
 
 export interface DirectoryEntry {
@@ -31,17 +31,8 @@ export interface DirectoryEntry {
 /** A directory's settings or state changed: `after` undefined means it is gone. */
 export type DirectoryListener = (id: string, after: DirectoryEntry | undefined, before: DirectoryEntry | undefined) => Promise<void> | void;
 
-interface Candidate { hash: Buffer; id?: string; live: boolean; label: string }
-
-const DUMMY = Buffer.alloc(32);
-/** Last-use times are written at most this often per credential. */
-const TOUCH_EVERY_MS = 60_000;
 /** The periodic check loads everything at least this often, whether the change counter moved or not. */
 const FULL_RELOAD_MS = 30_000;
-
-function sha256(s: string): Buffer {
-  return createHash("sha256").update(s, "utf8").digest();
-}
 
 /** What the worker runtime cares about: a change of settings, of the disabled flag or of a deprovision's stage. */
 function signature(e: DirectoryEntry | undefined): string {
@@ -59,7 +50,6 @@ export function isServed(e: DirectoryEntry | undefined): boolean {
 export class DirectoryRegistry {
   private entries = new Map<string, DirectoryEntry>();
   private readonly listeners: DirectoryListener[] = [];
-  private readonly touched = new Map<string, number>();
   private subscriber?: RedisConnection;
   private timer?: NodeJS.Timeout;
   private chain: Promise<void> = Promise.resolve();
@@ -69,7 +59,11 @@ export class DirectoryRegistry {
   private loadedVersion: string | null | undefined;
   private loadedAt = 0;
 
+  /** The checks of the secrets the directories' callers present (src/auth/directory-credentials.ts). */
+  readonly credentials: DirectoryCredentials;
+
   constructor(private readonly config: Config, readonly records?: DirectoryRecords, private readonly logger?: Logger) {
+    this.credentials = new DirectoryCredentials((id) => this.entries.get(id), records);
     for (const d of config.directories) this.entries.set(d.id, { dir: d, source: "config", disabled: false, credentials: [] });
   }
 
@@ -186,89 +180,11 @@ export class DirectoryRegistry {
   get(id: string): DirectoryEntry | undefined {
     return this.entries.get(id);
   }
-
-  /**
-   * Is `token` a live SCIM credential of directory `id`: a config-file token hash, an unexpired token made
-   * through the admin API, or an unexpired OAuth access token of this directory. Every hash is compared
-   * in constant time, without an early exit; an expired token fails like a wrong one. A directory that does
-   * not exist costs the same work (a dummy comparison, the access-token look-up), so a wrong token's
-   * answer time does not tell whether the directory exists.
-   */
-  async authenticate(id: string, token: string | undefined): Promise<boolean> {
-    return (await this.authenticateAs(id, token)) !== undefined;
-  }
-
-  /** As `authenticate`, resolving with the token's name (see `tokenLabel`) when it is valid, else undefined. */
-  async authenticateAs(id: string, token: string | undefined): Promise<string | undefined> {
-    const entry = this.entries.get(id);
-    const match = this.match(entry, "token", token);
-    if (match) {
-      if (match.id) this.touch(id, match.id);
-      return match.label;
-    }
-    if (token === undefined || !this.records) return undefined;
-    // the same Redis look-up whether the directory exists or not: the answer's timing must not tell
-    const valid = await this.records.accessTokenValid(id, sha256(token).toString("hex"));
-    return entry && valid ? "OAuth access token" : undefined;
-  }
-
-  /**
-   * The name of the token `token` is among directory `id`'s, for the request log: a config-file token by
-   * its place, a token made by the admin API by its label (marked when expired), else "unknown token"
-   * (an OAuth access token, which is not kept by hash here, shows as such when `authenticated`).
-   */
-  tokenLabel(id: string, token: string | undefined, authenticated: boolean): string {
-    if (token === undefined) return "no token";
-    const entry = this.entries.get(id);
-    const digest = sha256(token);
-    const hashes = entry?.dir.tokenHashes ?? [];
-    for (let i = 0; i < hashes.length; i++) if (timingSafeEqual(Buffer.from(hashes[i], "hex"), digest)) return `config token #${i + 1}`;
-    for (const c of entry?.credentials ?? []) {
-      if (c.kind !== "token" || !timingSafeEqual(Buffer.from(c.hash, "hex"), digest)) continue;
-      const expired = !!c.expiresAt && Date.parse(c.expiresAt) <= Date.now();
-      return `${c.label || c.id}${expired ? " (expired)" : ""}`;
-    }
-    return authenticated ? "OAuth access token" : "unknown token";
-  }
-
-  /** The live client secret of directory `clientId` that `secret` is, if any (OAuth client authentication). */
-  authenticateClient(clientId: string, secret: string | undefined): boolean {
-    const match = this.match(this.entries.get(clientId), "client-secret", secret);
-    if (match?.id) this.touch(clientId, match.id);
-    return !!match;
-  }
-
-  private match(entry: DirectoryEntry | undefined, kind: CredentialKind, secret: string | undefined): Candidate | undefined {
-    const now = Date.now();
-    const candidates: Candidate[] = [];
-    if (entry && kind === "token") entry.dir.tokenHashes.forEach((h, i) => candidates.push({ hash: Buffer.from(h, "hex"), live: true, label: `config token #${i + 1}` }));
-    for (const c of entry?.credentials ?? []) {
-      if (c.kind === kind) candidates.push({ hash: Buffer.from(c.hash, "hex"), id: c.id, live: !c.expiresAt || Date.parse(c.expiresAt) > now, label: c.label || c.id });
-    }
-    const digest = sha256(secret ?? "");
-    let found: Candidate | undefined;
-    for (const c of candidates) {
-      const eq = timingSafeEqual(c.hash, digest);
-      if (eq && c.live && !found) found = c;
-    }
-    if (candidates.length === 0) timingSafeEqual(DUMMY, digest);
-    return secret === undefined ? undefined : found;
-  }
-
-  /** Records a credential's last use (at most once a minute per credential; never blocks the request). */
-  private touch(dir: string, credentialId: string): void {
-    if (!this.records) return;
-    const key = `${dir}\0${credentialId}`;
-    const now = Date.now();
-    if (now - (this.touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
-    this.touched.set(key, now);
-    this.records.touch(dir, credentialId, new Date(now).toISOString()).catch(() => this.touched.delete(key));
-  }
 }
 
 /**
  * A registry on RedisConnection, started. `replicaAck`: the operator's changes wait for replicas
- * (store/directory-records.ts).
+ * (directory-records.ts).
  */
 export async function startRegistry(config: Config, redis: RedisConnection, logger?: Logger, replicaAck?: ReplicaAck): Promise<DirectoryRegistry> {
   const r = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix, replicaAck), logger);

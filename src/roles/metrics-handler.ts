@@ -8,7 +8,7 @@ import type { OpsContext } from "../admin/ops-context";
 import { metricsSaltKey } from "../store";
 import { SYNC_STATUSES } from "../sync/state/sync-state";
 import type { Metrics } from "../observability/metrics";
-import { presentedToken, tokenMatches } from "../auth/token";
+import { metricsAuth } from "../auth/metrics-auth";
 import { DirectoryLabels } from "../observability/directory-labels";
 import { platformHealthy } from "../sync/control/key-check";
 import { heldByBrake } from "../sync/brake/brake";
@@ -30,17 +30,13 @@ export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
 
 /** Handler for /metrics (Prometheus text format). */
 export function metricsHandler(c: OpsContext | undefined, m: Metrics): RequestHandler {
-  const hashes = (c?.config.metrics.tokenHashes ?? []).map((h) => Buffer.from(h, "hex"));
+  const auth = metricsAuth(c?.config.metrics.tokenHashes ?? []);
   const labels = c ? new DirectoryLabels(c.redis, metricsSaltKey(c.config.redis.keyPrefix)) : undefined;
   return async (req, res) => {
-    if (hashes.length && !tokenMatches(presentedToken(req.header("authorization")), hashes)) {
-      res.setHeader("WWW-Authenticate", "Bearer realm=\"scim-bridge-metrics\"");
-      res.status(401).json({ error: "metrics token missing or invalid" });
-      return;
-    }
+    if (!auth.allow(req, res)) return;
     if (c) await refreshGauges(c, m).catch(() => undefined);
     let text = await m.registry.metrics();
-    if (!hashes.length && c && labels) {
+    if (!auth.required && c && labels) {
       try {
         text = await labels.rewrite(text, c.registry.list().map((e) => e.dir.id));
       } catch {

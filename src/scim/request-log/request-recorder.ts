@@ -115,7 +115,7 @@ export function requestRecorder(writer: RequestLogWriter, registry: DirectoryReg
         ...resource,
         ...namesOf(res, sent, status < 300 && !!resource.resourceId),
         client: req.ip, userAgent: req.header("user-agent")?.slice(0, 256),
-        token: (res.locals.scimTokenLabel as string | undefined) ?? registry.tokenLabel(directoryId, presentedToken(req.header("authorization")), false),
+        token: (res.locals.scimTokenLabel as string | undefined) ?? registry.credentials.tokenLabel(directoryId, presentedToken(req.header("authorization")), false),
         request: res.locals.requestLogBody,
         response: sent === undefined ? undefined : responseBodyOf(sent, settings.maxBodyBytes),
       };
