@@ -16,6 +16,8 @@
  *                                                        {space, resource, to, from?} (src/sync/ownership/ownership-handover.ts);
  *                                                        404 for an unknown directory or a resource nobody manages
  *   GET  /admin/directories/:id/requests[/:requestId]     the directory's SCIM request log (request-log-routes.ts)
+ *   GET  /admin/directories/:id/explain?resource=…       why a user or group is (not) on the platform; POST …/sync-now
+ *                                                        {resource}: reconcile it now, step by step (explain-routes.ts)
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
  * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
@@ -50,6 +52,7 @@ import { itemApi, itemPages } from "./item-routes";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
 import { keepNameRoutes } from "./keep-name-routes";
+import { explainRoutes } from "./explain-routes";
 import { brakeStatus } from "../sync/brake/brake";
 import { AdminSessions } from "../auth/admin-session";
 import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
@@ -100,6 +103,7 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
   r.use(resyncRoutes(c, knownId, logger));
   r.use(brakeRoutes(c, knownId, logger));
   r.use(keepNameRoutes(c, knownId, logger));
+  r.use(explainRoutes(c, knownId, logger));
   r.get("/:id/external-users", async (req, res) => {
     const dir = c.registry.get(req.params.id)!.dir;
     if (!dir.embed) { res.status(404).json({ error: `directory "${dir.id}" is not an embed directory` }); return; }
