@@ -10,7 +10,7 @@
  */
 import express, { type Router } from "express";
 import type { Logger } from "pino";
-import type { OpsContext } from "../ops/ops-context";
+import type { OpsContext } from "./ops-context";
 import { explain, UnknownResourceError } from "../explain/explain";
 import { explainDeps } from "../explain/ops-deps";
 import { syncNow, SyncNowRefused } from "../explain/sync-now";

@@ -6,6 +6,9 @@
  *   resync <directory>            full resync with a progress bar and the final summary (exit 3: it awaits
  *                                 confirmation of its deprovisions); --dry-run: the plan only; --confirm / --cancel
  *   status [--json]               every directory at a glance
+ *   explain <directory> <resource>   why a user or group is (not) on the platform, and what clears it
+ *   sync-now <directory> <resource>  reconcile one user or group now, step by step
+ *   resume <directory>            resume a paused directory
  *   retry-failed <directory>      queue every failed item again
  *   brake <directory> [confirm|cancel]  show the deprovision brake and what it holds (exit 3: it holds), or answer it
  *   keep-name <directory> <groupId>   a same-name group conflict: this group keeps the platform name
@@ -15,7 +18,7 @@
  *   config check [--online]       validate the configuration, the environment it names and (online) the platform keys
  *   directory create|list|show|update|disable|enable|delete, directory token …, directory oauth …
  *                                 directories at runtime, through a running bridge's admin API only (--url)
- * status, resync, brake and retry-failed work on Redis with this machine's configuration, or with `--url` (or
+ * status, resync, brake, explain, sync-now, resume and retry-failed work on Redis with this machine's configuration, or with `--url` (or
  * SCIM_BRIDGE_URL) through a running bridge's admin API with `--admin-token` (or SCIM_BRIDGE_ADMIN_TOKEN).
  */
 import { randomBytes } from "node:crypto";
@@ -32,6 +35,8 @@ import { logsCommand } from "./commands/logs";
 import { RequestLogFilterError } from "../scim/request-log/request-log-query";
 import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 import { brakeCommand } from "./commands/brake";
+import { explainCommand, resumeCommand, syncNowCommand } from "./commands/explain";
+import { UnknownResourceError } from "../explain/explain";
 import { userInfo } from "node:os";
 
 const out = (s: string) => console.log(s);
@@ -113,6 +118,18 @@ export function buildProgram(): Command {
     });
   remote(program.command("status").option("--json", "print JSON").description("every directory: in sync / syncing / failing / paused"))
     .action((o: RemoteOptions & { json?: boolean }) => withBackend(o, (b) => statusCommand(b, !!o.json, out)));
+  remote(program.command("explain").argument("<directory>").argument("<resource>", "a user's SCIM id or userName, or a group's SCIM id or displayName")
+    .option("--json", "print JSON").description("why a user or group is (not) on the platform: desired, applied, the platform's record, the blocker and its fix"))
+    .action(async (dir: string, resource: string, o: RemoteOptions & { json?: boolean }) => { await withBackend(o, (b) => explainCommand(b, dir, resource, !!o.json, out)); });
+  remote(program.command("sync-now").argument("<directory>").argument("<resource>", "a user's SCIM id or userName, or a group's SCIM id or displayName")
+    .option("--by <name>", "who asks, for the activity trail (default: this system user)").option("--json", "print JSON")
+    .description("reconcile one user or group now and show each step's result (exit 1: it failed)"))
+    .action(async (dir: string, resource: string, o: RemoteOptions & { by?: string; json?: boolean }) => {
+      const r = await withBackend(o, (b) => syncNowCommand(b, dir, resource, `${o.by ?? safeUser()} (cli)`, !!o.json, out));
+      process.exitCode = r.outcome === "error" ? 1 : 0;
+    });
+  remote(program.command("resume").argument("<directory>").description("resume a paused directory: its backlog is admitted again"))
+    .action((dir: string, o: RemoteOptions) => withBackend(o, (b) => resumeCommand(b, dir, out)));
   remote(program.command("retry-failed").argument("<directory>").description("queue every failed item of a directory again"))
     .action((dir: string, o: RemoteOptions) => withBackend(o, (b) => retryFailedCommand(b, dir, out)));
   remote(program.command("keep-name").argument("<directory>").argument("<groupId>", "the SCIM id of the group the IdP uses")
@@ -165,7 +182,8 @@ export function buildProgram(): Command {
 export function runCli(argv: string[]): Promise<void> {
   return buildProgram().parseAsync(argv).then(() => undefined, (err: Error) => {
     console.error(err instanceof ConfigError ? err.message : `scim-bridge: ${err.message}`);
-    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError || err instanceof UsageError || err instanceof RequestLogFilterError ? 2 : 1);
+    process.exit(err instanceof ConfigError || err instanceof UnknownDirectoryError || err instanceof UsageError || err instanceof RequestLogFilterError
+      || err instanceof UnknownResourceError ? 2 : 1);
   });
 }
 

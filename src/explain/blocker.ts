@@ -80,7 +80,7 @@ export function blockerOf(f: BlockerFacts): Blocker {
   if (s.retryingSince) {
     return { code: "retrying", message: `its reconcile failed (attempt ${st.attempts}${st.lastError ? `: ${st.lastError}` : ""}) and waits out its retry delay since ${s.retryingSince}`, action: `none: it is retried with backoff; ${ref(f)} tries at once` };
   }
-  if (s.ahead !== null) return { code: "queued", message: `queued behind ${s.ahead} item(s) (${s.backlog} in the backlog)`, action: `none: it runs in turn; ${ref(f)} runs it at once` };
+  if (s.ahead !== null) return { code: "queued", message: `queued behind ${s.ahead + s.running} item(s): ${s.ahead} ahead of it in the backlog, ${s.running} running`, action: `none: it runs in turn; ${ref(f)} runs it at once` };
   if (current) {
     const diffs = f.view.differences;
     if (diffs.length) {

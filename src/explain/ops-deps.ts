@@ -4,10 +4,12 @@
  * this process's environment (the directory's own key variable, rate share and connection cap).
  */
 import pino, { type Logger } from "pino";
-import type { OpsContext } from "../ops/ops-context";
-import { ActivityStore, NameClaims, Ownership } from "../store";
+import type { OpsContext } from "../admin/ops-context";
+import { ActivityStore } from "../activity/activity-store";
+import { NameClaims } from "../sync/ownership/name-claims";
+import { Ownership } from "../sync/ownership/ownership-store";
 import { DeprovisionBrake } from "../sync/brake/brake";
-import { createDirectoryPlatform } from "../sync/directory-platform";
+import { createDirectoryPlatform } from "../sync/platform-calls/directory-platform";
 import type { SyncNowDeps } from "./sync-now";
 
 /** Explain and sync-now dependencies on `c`; `env` holds the platform key variables (default: this process's). */

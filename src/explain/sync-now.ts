@@ -8,12 +8,15 @@
  */
 import type { Logger } from "pino";
 import type { PlatformCallInfo } from "../platform";
-import type { ActivityEvent, ActivityStore, NameClaims, Ownership, SyncKind } from "../store";
+import type { SyncKind } from "../store";
+import type { ActivityEvent, ActivityStore } from "../activity/activity-store";
+import type { NameClaims } from "../sync/ownership/name-claims";
+import type { Ownership } from "../sync/ownership/ownership-store";
 import { DirectoryQueueKeys } from "../store/queue-keys";
 import type { ReconcileContext } from "../sync/context";
 import type { DeprovisionBrake } from "../sync/brake/brake";
-import type { ExternalUserUsage } from "../sync/external-user-usage";
-import { classify } from "../sync/outcome";
+import type { ExternalUserUsage } from "../sync/ownership/external-user-usage";
+import { classify } from "../sync/admission/outcome";
 import { reconcile } from "../sync/reconcile";
 import { explainResolved, UnknownResourceError, type ExplainDeps, type Explanation } from "./explain";
 import { resolveResource } from "./resolve-resource";

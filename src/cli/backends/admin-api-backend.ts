@@ -10,6 +10,8 @@ import type { BrakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 import type { RequestLogPage } from "../../scim/request-log/request-log-store";
 import { RequestLogFilterError } from "../../scim/request-log/request-log-query";
+import { UnknownResourceError, type Explanation } from "../../explain/explain";
+import { SyncNowRefused, type SyncNowResult } from "../../explain/sync-now";
 
 /** The admin API answered something the command cannot go on with. */
 export class AdminApiError extends Error {
@@ -96,6 +98,19 @@ export function adminApiBackend(url: string, token: string): OpsBackend {
       if (r.status === 404) throw new UnknownDirectoryError(dir, (await statuses()).map((d) => d.id));
       return expectOk(r, `GET /admin${dirPath(dir)}/requests`) as RequestLogPage;
     },
+    explain: async (dir, resource) => {
+      const path = `${dirPath(dir)}/explain?${new URLSearchParams({ resource })}`;
+      const r = await call("GET", path);
+      if (r.status === 404) throw new UnknownResourceError(dir, resource);
+      return expectOk(r, `GET /admin${path}`) as Explanation;
+    },
+    syncNow: async (dir, resource, by) => {
+      const r = await call("POST", `${dirPath(dir)}/sync-now`, { resource, by });
+      if (r.status === 404) throw new UnknownResourceError(dir, resource);
+      if (r.status === 409) throw new SyncNowRefused((r.body as { error: string }).error);
+      return expectOk(r, `POST /admin${dirPath(dir)}/sync-now`) as SyncNowResult;
+    },
+    resume: async (dir) => { expectOk(await call("POST", `${dirPath(dir)}/resume`), `POST /admin${dirPath(dir)}/resume`); },
     close: async () => undefined,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * What the operator commands (status, retry-failed, resync, brake) need from a bridge, whichever way they reach
+ * What the operator commands (status, retry-failed, resync, brake, explain, sync-now, resume) need from a bridge, whichever way they reach
  * it: straight through Redis with the local configuration (`redis-backend.ts`), or through a running
  * bridge's admin API (`admin-api-backend.ts`, `--url` / SCIM_BRIDGE_URL).
  */
@@ -11,6 +11,8 @@ import type { HandoverRequest, HandoverResult } from "../../sync/ownership/owner
 import type { BrakeAnswer, BrakeStatus } from "../../sync/brake/brake";
 import type { KeepNameResult } from "../../sync/ownership/keep-name";
 import type { RequestLogPage } from "../../scim/request-log/request-log-store";
+import type { Explanation } from "../../explain/explain";
+import type { SyncNowResult } from "../../explain/sync-now";
 import type { RequestLogFilters } from "../../scim/request-log/request-log-query";
 
 export interface OpsBackend {
@@ -40,6 +42,12 @@ export interface OpsBackend {
   handOver(req: HandoverRequest, by: string): Promise<HandoverResult>;
   /** A page of the directory's SCIM request log, newest first (filters: request-log-query.ts). */
   readRequests(dir: string, filters: RequestLogFilters): Promise<RequestLogPage>;
+  /** Why a user or group is (not) on the platform (src/explain/explain.ts). */
+  explain(dir: string, resource: string): Promise<Explanation>;
+  /** Runs the resource's reconcile now, step by step (src/explain/sync-now.ts). */
+  syncNow(dir: string, resource: string, by: string): Promise<SyncNowResult>;
+  /** Resumes a paused directory (its backlog is admitted again). */
+  resume(dir: string): Promise<void>;
   close(): Promise<void>;
 }
 

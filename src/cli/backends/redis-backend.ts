@@ -5,7 +5,10 @@ import { createOpsContext } from "../../admin/ops-context";
 import { DirectoryRegistry } from "../../directories/registry";
 import { closeConnection, createQueueConnection, waitReady } from "../../store";
 import { DirectoryRecords } from "../../directories/directory-records";
-import { retryFailed } from "../../sync/control/directory-control";
+import { resumeDirectory, retryFailed } from "../../sync/control/directory-control";
+import { explain } from "../../explain/explain";
+import { explainDeps } from "../../explain/ops-deps";
+import { syncNow } from "../../explain/sync-now";
 import { randomUUID } from "node:crypto";
 import { answerResync } from "../../sync/resync/confirm";
 import { handOver } from "../../sync/ownership/ownership-handover";
@@ -61,6 +64,9 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
       if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
       return new RequestLogStore(redis, config.redis.keyPrefix).page(dir, requestLogQuery(filters));
     },
+    explain: (dir, resource) => explain(explainDeps(c), dir, resource),
+    syncNow: (dir, resource, by) => syncNow(explainDeps(c), dir, resource, by),
+    resume: (dir) => resumeDirectory(c.queues, c.state, dir),
     close: async () => {
       await c.queues.close();
       await closeConnection(redis);

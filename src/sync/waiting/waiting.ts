@@ -13,6 +13,8 @@ export interface Standing {
   /** In the backlog: how many are ahead of it (null: not in the backlog). */
   ahead: number | null;
   backlog: number;
+  /** Resources of the directory admitted and not finished (running, or about to run). */
+  running: number;
   /** Admitted and running (or about to run) since this time. */
   inFlightSince: string | null;
   /** Waiting out a retry delay since this time. */
@@ -29,11 +31,12 @@ const iso = (score: string | null) => (score === null ? null : new Date(Number(s
 export async function standing(redis: RedisConnection, keyPrefix: string, dir: string, member: string): Promise<Standing> {
   const q = new DirectoryQueueKeys(keyPrefix, dir);
   const res = (await redis.pipeline().zrank(q.backlog, member).zcard(q.backlog).zscore(q.inflight, member)
-    .zscore(q.retrying, member).xlen(new DirectoryKeys(keyPrefix, dir).outbox).pttl(q.hold).exec()) ?? [];
+    .zscore(q.retrying, member).xlen(new DirectoryKeys(keyPrefix, dir).outbox).pttl(q.hold).zcard(q.inflight).exec()) ?? [];
   const v = res.map(([err, value]) => { if (err) throw err; return value; });
   return {
     ahead: v[0] === null ? null : Number(v[0]), backlog: Number(v[1]),
     inFlightSince: iso(v[2] as string | null), retryingSince: iso(v[3] as string | null), outbox: Number(v[4]),
+    running: Number(v[6]),
     heldUntil: Number(v[5]) > 0 ? new Date(Date.now() + Number(v[5])).toISOString() : null,
   };
 }
