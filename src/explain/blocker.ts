@@ -4,7 +4,7 @@
  * or paused holds everything; a safeguard holds one deprovision; the platform's wait (429) or outage holds
  * every call; then the resource's own state (failed, conflict) and its place in line.
  */
-import type { SyncRecord } from "../store";
+import type { SyncRecord } from "../sync/state/sync-state";
 import type { Standing } from "../sync/waiting/waiting";
 import type { PlatformView } from "./platform-view";
 

@@ -5,7 +5,7 @@
  */
 import type { DirectoryConfig } from "../config/schema";
 import type { PlatformClient } from "../platform";
-import type { SyncRecord } from "../store";
+import type { SyncRecord } from "../sync/state/sync-state";
 import { payloadHash } from "../sync/mapping/payload-hash";
 import { managedExternalId, workforceUserPayload } from "../sync/mapping/workforce-user";
 import { embedExternalId, embedGroupName, embedUserRequest } from "../sync/mapping/embed-user";

@@ -2,7 +2,8 @@
  * Finds the resource an operator names: a user by SCIM id or userName, else a group by SCIM id or
  * displayName; a resource the IdP deleted is still found by its SCIM id while its sync state remains.
  */
-import type { GroupRecord, GroupStore, SyncKind, SyncStateStore, UserRecord, UserStore } from "../store";
+import type { GroupRecord, GroupStore, UserRecord, UserStore } from "../store";
+import type { SyncKind, SyncStateStore } from "../sync/state/sync-state";
 
 export interface ResolvedResource {
   kind: SyncKind;

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import type { PlatformCallInfo } from "../platform";
-import type { SyncKind } from "../store";
+import type { SyncKind } from "../sync/state/sync-state";
 import type { ActivityEvent, ActivityStore } from "../activity/activity-store";
 import type { NameClaims } from "../sync/ownership/name-claims";
 import type { Ownership } from "../sync/ownership/ownership-store";
