@@ -5,7 +5,7 @@
  */
 import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig, platformScim } from "../helpers/resync";
-import { PLATFORM_KEY, SIM_TOKEN, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
+import { PLATFORM_KEY, SIM_TOKEN, startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-env";
 import { userBody } from "../helpers/expect-scim";
 import { createUser, waitStatus } from "../helpers/sync-wait";
 import type { Explanation } from "../../src/explain/explain";
@@ -121,6 +121,8 @@ describe("explain", () => {
   it("sync-now: should refuse a resource whose reconcile runs now (409), and an unknown one (404)", async () => {
     const id = await createUser(e, "wf", "busy@example.com");
     await waitStatus(e, "wf", "user", id, "synced");
+    // its own job has freed its slot: the slot taken below is the only one
+    await waitIdle(e, "wf");
     const inflight = new DirectoryQueueKeys(e.prefix, "wf").inflight;
     await e.redis.zadd(inflight, Date.now(), `user:${id}`);
     try {
