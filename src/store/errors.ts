@@ -50,6 +50,17 @@ export class StoreTooManyMembersError extends Error {
   }
 }
 
+/**
+ * A create found that an identical create whose answer was lost was given id `id` (scim/lost-creates/):
+ * nothing was written; the caller answers that resource, or creates it under that id.
+ */
+export class StoreLostCreateError extends Error {
+  constructor(readonly id: string) {
+    super(`An identical create whose answer was lost was given id ${id}`);
+    this.name = this.constructor.name;
+  }
+}
+
 /** A compare-and-set lost to a concurrent write; the caller re-reads and tries again. */
 export class StoreRetryError extends Error {
   constructor() {

@@ -6,9 +6,7 @@ import type { RedisConnection } from "./connection";
 import { idsAfterSeq, seqsOfIds } from "./creation-order";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
-import {
-  StoreConflictError, StoreInvalidMemberError, StoreNotFoundError, StorePreconditionError, StoreRetryError, StoreTooManyMembersError,
-} from "./errors";
+import { acceptedReply, writeResult } from "./script-replies";
 import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
 import { MemberOfDrain } from "./member-of-drain";
@@ -166,22 +164,12 @@ export class GroupStore {
       skipped = r.slice(1);
       r = await run(withoutValues(opsJson, new Set(skipped)), "");
     }
-    switch (r[0]) {
-      case "OK":
-      case "NOOP":
-        // "0": nothing queued for the reverse index (a large group's members, a body-only change); a reply
-        // kept by an earlier release has no such field
-        if (r[0] === "OK" && r[4] !== "0") this.memberOf.request(directoryId);
-        if (r[0] === "OK") this.signal.notify(directoryId);
-        return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3], ...(skipped ? { skippedMembers: skipped } : {}) };
-      case "CONFLICT": throw new StoreConflictError("Group", r[1]);
-      case "NOTFOUND": throw new StoreNotFoundError("Group", id);
-      case "PRECONDITION": throw new StorePreconditionError(Number(r[1]));
-      case "RETRY": throw new StoreRetryError();
-      case "INVALID": throw new StoreInvalidMemberError(r.slice(1));
-      case "TOOMANY": throw new StoreTooManyMembersError(Number(r[1]));
-      default: throw new Error(`unexpected store reply ${r[0]}`);
-    }
+    const result = writeResult("Group", id, r);
+    // "0": nothing queued for the reverse index (a large group's members, a body-only change); a reply
+    // kept by an earlier release has no such field
+    if (result.changed && r[4] !== "0") this.memberOf.request(directoryId);
+    if (result.changed) this.signal.notify(directoryId);
+    return { ...result, ...(skipped ? { skippedMembers: skipped } : {}) };
   }
 
   /** Deletes a group, its membership and its own memberships in other groups. */
@@ -190,8 +178,7 @@ export class GroupStore {
     const now = new Date().toISOString();
     const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
       this.writer.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
-    if (r[0] === "NOTFOUND") throw new StoreNotFoundError("Group", id);
-    if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+    acceptedReply("Group", id, r);
     this.signal.notify(directoryId);
   }
 

@@ -27,6 +27,8 @@
  *   P seq          STRING creation sequence counter
  *   P rq:<request> STRING the reply of a committed write, kept 120 s, so a write whose answer was lost can
  *                         be settled (write-settle.ts); "ABANDONED" once settlement gave it up
+ *   P lc:<u|g>:<sha256> STRING the id a create was given when its answer was lost, for an identical retry
+ *                         (scim/lost-creates/); EX scim.lostCreateSeconds
  *   P ix:un        HASH   fold(userName) → user id           (unique: RFC 7643 §4.1.1; user-name-fold.ts)
  *   P ix:uxs       ZSET   "<externalId>\0<user id>"          (lexicographic, non-unique, case-exact: §3.1)
  *   P ix:ue        ZSET   "<lower email>\0<user id>"         (lexicographic, non-unique)
@@ -60,6 +62,11 @@ export function platformAccountRateKey(keyPrefix: string, baseUrl: string): stri
   return `${keyPrefix}:{acct-${createHash("sha256").update(accountIdentity(baseUrl)).digest("hex").slice(0, 16)}}:rate`;
 }
 
+/** `<P>rq:<request id>` under directory prefix `prefix` (DirectoryKeys.prefix): a write's settled reply. */
+export function settledReplyKey(prefix: string, requestId: string): string {
+  return `${prefix}rq:${requestId}`;
+}
+
 /** Key builder for one directory. */
 export class DirectoryKeys {
   /** `<keyPrefix>:{<directoryId>}:` */
@@ -86,6 +93,13 @@ export class DirectoryKeys {
   get groups(): string { return `${this.prefix}groups`; }
   get largeGroups(): string { return `${this.prefix}lg`; }
   get outbox(): string { return `${this.prefix}outbox`; }
+  get seq(): string { return `${this.prefix}seq`; }
+  /** An index of users (`un`, `uxs`, `ue`, `udn`) or groups (`gns`, `gxs`). */
+  index(name: "un" | "uxs" | "ue" | "udn" | "gns" | "gxs"): string { return `${this.prefix}ix:${name}`; }
+  /** The reply of write request `requestId` once committed (write-settle.ts). */
+  settledReply(requestId: string): string { return settledReplyKey(this.prefix, requestId); }
+  /** The id a create of a body with this SHA-256 was given when its answer was lost (scim/lost-creates/). */
+  lostCreate(kind: "u" | "g", fingerprint: string): string { return `${this.prefix}lc:${kind}:${fingerprint}`; }
   /** Sort index of one attribute (`u`: un, dn, m; `g`: dn, m): "<key>\0<id>" entries (commands/includes/sortIndex.lua). */
   sortIndex(kind: "u" | "g", attr: "un" | "dn" | "m"): string { return `${this.prefix}sx:${kind}:${attr}`; }
   /** Set once every record older than the sort indexes has been added to them (sort-index-backfill). */

@@ -10,7 +10,8 @@ import type { RedisConnection } from "./connection";
 
 /** The store's scripts, as ioredis exposes them after `defineStoreCommands`. */
 export interface StoreCommands {
-  writeUser(anchor: string, ...args: string[]): Promise<string[]>;
+  /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
+  writeUser(numKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   deleteUser(anchor: string, ...args: string[]): Promise<string[]>;
   readUsers(anchor: string, ...args: string[]): Promise<string[][]>;
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;

@@ -59,4 +59,10 @@ export interface WriteOptions {
    * listed in the result) instead of refusing the write; off in a `strict` directory.
    */
   skipUnknownMembers?: boolean;
+  /**
+   * User creates: the fingerprint (SHA-256) of the create's body, whose lost-create record the write checks
+   * in the same script (scim/lost-creates/); the write is refused with StoreLostCreateError when it names
+   * another id.
+   */
+  lostCreate?: string;
 }

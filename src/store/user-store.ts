@@ -7,7 +7,7 @@ import { idsAfterSeq, seqsOfIds } from "./creation-order";
 import { foldUserName } from "./user-name-fold";
 import { DirectoryKeys } from "./keys";
 import { defineStoreCommands, type StoreCommands } from "./scripts";
-import { StoreConflictError, StoreNotFoundError, StorePreconditionError } from "./errors";
+import { acceptedReply, writeResult } from "./script-replies";
 import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
@@ -46,18 +46,6 @@ export function userIndexValues(body: Json): { userName: string; externalId: str
   };
 }
 
-function parseWrite(kind: "User", id: string, r: string[]): WriteResult {
-  switch (r[0]) {
-    case "OK":
-    case "NOOP":
-      return { changed: r[0] === "OK", version: Number(r[1]), created: r[2], lastModified: r[3] };
-    case "CONFLICT": throw new StoreConflictError(kind, r[1]);
-    case "NOTFOUND": throw new StoreNotFoundError(kind, id);
-    case "PRECONDITION": throw new StorePreconditionError(Number(r[1]));
-    default: throw new Error(`unexpected store reply ${r[0]}`);
-  }
-}
-
 /** Users of every directory, on one Redis connection (writes on a second one with `replicaAck`). */
 export class UserStore {
   private readonly redis: RedisConnection & StoreCommands;
@@ -93,10 +81,15 @@ export class UserStore {
     const k = this.keys(directoryId);
     const ix = userIndexValues(body);
     const now = new Date().toISOString();
-    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => this.writer.writeUser(k.users, k.prefix, id, mode,
-      expectedVersion === undefined ? "" : String(expectedVersion), now, JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"),
-      ix.displayName, opts.uniqueExternalId ? "1" : "", rid, ttl), this.replicaAck);
-    const result = parseWrite("User", id, r);
+    // a create names the lost-create fingerprint it checks (scim/lost-creates/): the optional last key
+    const lost = mode === "create" && opts.lostCreate ? [k.lostCreate("u", opts.lostCreate)] : [];
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => {
+      const keys = [k.user(id), k.users, k.seq, k.userIds, k.index("un"), k.index("uxs"), k.index("ue"), k.index("udn"),
+        k.sortIndex("u", "un"), k.sortIndex("u", "dn"), k.sortIndex("u", "m"), k.outbox, k.settledReply(rid), ...lost];
+      return this.writer.writeUser(keys.length, ...keys, id, mode, expectedVersion === undefined ? "" : String(expectedVersion), now,
+        JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName, opts.uniqueExternalId ? "1" : "", ttl);
+    }, this.replicaAck);
+    const result = writeResult("User", id, r);
     if (result.changed) this.signal.notify(directoryId);
     return result;
   }
@@ -107,8 +100,7 @@ export class UserStore {
     const now = new Date().toISOString();
     const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
       this.writer.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
-    if (r[0] === "NOTFOUND") throw new StoreNotFoundError("User", id);
-    if (r[0] === "PRECONDITION") throw new StorePreconditionError(Number(r[1]));
+    acceptedReply("User", id, r);
     this.signal.notify(directoryId);
   }
 

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { RedisConnection } from "./connection";
 import type { ReplicaAck } from "./replica-ack";
+import { settledReplyKey } from "./keys";
 import type { StoreCommands } from "./scripts";
 import { StoreWriteAbandonedError } from "./errors";
 
@@ -34,9 +35,9 @@ function message(err: unknown): string {
 }
 
 /**
- * Runs one write script with a fresh request id (`run(requestId, ttlSeconds)` passes both as its last
- * arguments) and returns its reply — the real one even when the first answer was lost — once `ack`'s
- * replicas hold it (`redis` is then `ack.connection`).
+ * Runs one write script with a fresh request id (`run(requestId, ttlSeconds)` passes the key of its reply,
+ * settledReplyKey, and the seconds to keep it) and returns its reply — the real one even when the first
+ * answer was lost — once `ack`'s replicas hold it (`redis` is then `ack.connection`).
  */
 export async function settledWrite(
   redis: RedisConnection & StoreCommands, prefix: string, settleMs: number, run: (requestId: string, ttl: string) => Promise<string[]>,
@@ -49,12 +50,12 @@ export async function settledWrite(
   } catch (err) {
     // a connection closed for good ("end": quit/disconnect) will not answer again: nothing to wait for
     if (!OUTCOME_UNKNOWN.test(message(err)) || settleMs <= 0 || redis.status === "end") throw err;
-    const settled = await settle(redis, `${prefix}rq:${requestId}`, settleMs);
+    const settled = await settle(redis, settledReplyKey(prefix, requestId), settleMs);
     if (settled === "unknown") throw err;
     if (settled === "not-run") throw new StoreWriteAbandonedError(message(err));
     reply = settled;
   }
-  if (reply[0] === "ABANDONED") throw new StoreWriteAbandonedError("resent after it was given up");
+  // a resend of a request given up: script-replies.ts throws it (StoreWriteAbandonedError) like any refusal
   // a refused write (conflict, precondition) waits too: what it was refused on may not be replicated either
   if (ack) await ack.confirm(prefix);
   return reply;

@@ -1,8 +1,10 @@
 /**
  * Fingerprints of creates whose outcome is unknown, in Redis (policy: lost-creates.ts). One short-lived
- * string per fingerprint, in the directory's hash slot:
+ * string per fingerprint, in the directory's hash slot (DirectoryKeys.lostCreate):
  *
  *   <kp>:{<dir>}:lc:<u|g>:<sha256 of the body>   STRING  the id the create was given; EX scim.lostCreateSeconds
+ *
+ * A user's create reads it inside its write script (writeUser-n.lua); a group's reads it here first.
  */
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
@@ -15,8 +17,7 @@ export class LostCreateStore {
   constructor(private readonly redis: RedisConnection, private readonly keyPrefix: string, private readonly ack?: ReplicaAck) {}
 
   private key(dir: string, kind: CreateKind, fingerprint: string): string {
-    const p = new DirectoryKeys(this.keyPrefix, dir).prefix;
-    return `${p}lc:${kind}:${fingerprint}`;
+    return new DirectoryKeys(this.keyPrefix, dir).lostCreate(kind, fingerprint);
   }
 
   /** Records that a create of `id` with this fingerprint may have committed, for `seconds`. */

@@ -14,7 +14,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { StoreConflictError, StoreNotReplicatedError } from "../../store/errors";
+import { StoreConflictError, StoreLostCreateError, StoreNotReplicatedError } from "../../store/errors";
 import { writeOutcomeUnknown } from "../../store/write-settle";
 import type { CreateKind, LostCreateStore } from "./lost-create-store";
 
@@ -43,24 +43,45 @@ export class LostCreates {
   constructor(private readonly store: LostCreateStore, private readonly seconds: number, private readonly logger?: Logger) {}
 
   /**
-   * Runs a create of the resource described by `body`: `write(id)` creates it, `exists(id)` reads whether it
-   * is there. Resolves with the id to answer and whether an earlier attempt had created it.
+   * Runs a create of the resource described by `body`: `write(id, fingerprint)` creates it, `exists(id)` reads
+   * whether it is there. With `writeChecks`, the write itself checks the fingerprint (given unless the
+   * window is 0) in the same script and is refused with StoreLostCreateError when it names another id, so
+   * a create is one round trip; otherwise the fingerprint is read here first. Resolves with the id to
+   * answer and whether an earlier attempt had created it.
    */
-  async create(dir: string, kind: CreateKind, body: unknown, exists: (id: string) => Promise<boolean>, write: (id: string) => Promise<void>): Promise<{ id: string; earlier: boolean }> {
+  async create(
+    dir: string, kind: CreateKind, body: unknown, exists: (id: string) => Promise<boolean>,
+    write: (id: string, fingerprint?: string) => Promise<void>, writeChecks = false,
+  ): Promise<{ id: string; earlier: boolean }> {
     if (this.seconds <= 0) {
       const id = randomUUID();
       await write(id);
       return { id, earlier: false };
     }
     const fingerprint = createFingerprint(body);
-    const prior = await this.store.find(dir, kind, fingerprint);
+    let prior: string | undefined;
+    if (writeChecks) {
+      const id = randomUUID();
+      try {
+        await write(id, fingerprint);
+        return { id, earlier: false };
+      } catch (err) {
+        if (!(err instanceof StoreLostCreateError)) {
+          if (createOutcomeUnknown(err)) this.remember(dir, kind, fingerprint, id);
+          throw err;
+        }
+        prior = err.id;
+      }
+    } else {
+      prior = await this.store.find(dir, kind, fingerprint);
+    }
     if (prior && (await exists(prior))) {
       await this.store.confirmReplicated(dir, kind, fingerprint, prior);
       return { id: prior, earlier: true };
     }
     const id = prior ?? randomUUID();
     try {
-      await write(id);
+      await write(id, fingerprint);
     } catch (err) {
       // the first attempt committed meanwhile: its resource is the answer
       if (prior && err instanceof StoreConflictError && err.attribute === "id") {
@@ -70,7 +91,8 @@ export class LostCreates {
       if (createOutcomeUnknown(err)) this.remember(dir, kind, fingerprint, id);
       throw err;
     }
-    if (prior) this.store.forget(dir, kind, fingerprint).catch(() => undefined);
+    // a write that checks the fingerprint deleted it when it committed
+    if (prior && !writeChecks) this.store.forget(dir, kind, fingerprint).catch(() => undefined);
     return { id, earlier: false };
   }
 

@@ -72,9 +72,10 @@ export function usersRouter(): Router {
     let meta: Awaited<ReturnType<typeof c.users.write>> | undefined;
     let created: { id: string; earlier: boolean };
     try {
-      created = await c.lostCreates.create(c.directoryId, "u", req.body, async (u) => !!(await c.users.get(c.directoryId, u)), async (u) => {
-        meta = await c.users.write(c.directoryId, u, body, "create", undefined, c.writeOptions);
-      });
+      // the user's write script checks the lost-create fingerprint itself: a POST is one round trip
+      created = await c.lostCreates.create(c.directoryId, "u", req.body, async (u) => !!(await c.users.get(c.directoryId, u)), async (u, lostCreate) => {
+        meta = await c.users.write(c.directoryId, u, body, "create", undefined, { ...c.writeOptions, lostCreate });
+      }, true);
     } catch (err) { throw toScimError(err); }
     const { id } = created;
     // an earlier attempt of this create (its answer lost) made the user: answer it as it is now
