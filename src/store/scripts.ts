@@ -26,7 +26,7 @@ export interface StoreCommands {
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
-  writeSyncState(record: string, ...args: string[]): Promise<number>;
+  writeSyncState(record: string, pending: string, synced: string, failed: string, deprovisioned: string, ...args: string[]): Promise<number>;
   resyncSettle(pending: string, progress: string, lock: string, ...args: string[]): Promise<number>;
   resyncAnswer(progress: string, pending: string, lock: string, audit: string, held: string, ...args: string[]): Promise<[number, string, number?]>;
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, state: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;

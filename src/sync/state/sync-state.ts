@@ -172,7 +172,7 @@ export class SyncStateStore {
 
   /**
    * Writes fields and, when `status` is given, moves the resource between status sets, in one script
-   * (writeSyncState-1.lua). `undefined` values delete the field.
+   * (writeSyncState-5.lua). `undefined` values delete the field.
    */
   async update(dir: string, kind: SyncKind, id: string, patch: Partial<SyncRecord>): Promise<void> {
     const set: string[] = [];
@@ -182,8 +182,11 @@ export class SyncStateStore {
       else set.push(FIELD[name], String(value));
     }
     if (patch.status) set.push("t", new Date().toISOString());
-    await this.scripts.writeSyncState(this.key(dir, kind, id), this.keys(dir).statusPrefix, `${k(kind)}:${id}`,
-      patch.status ?? "", SYNC_STATUSES.join(","), String(set.length / 2), ...set, ...del);
+    const keys = this.keys(dir);
+    // the status as the position of its set among the script's keys (0: none)
+    const status = patch.status ? SYNC_STATUSES.indexOf(patch.status) + 2 : 0;
+    await this.scripts.writeSyncState(this.key(dir, kind, id), ...SYNC_STATUSES.map((s) => keys.status(s)) as [string, string, string, string],
+      `${k(kind)}:${id}`, String(status), String(set.length / 2), ...set, ...del);
   }
 
   /** Forgets a resource (after it is gone from both sides). */
