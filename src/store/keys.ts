@@ -79,25 +79,20 @@ export class DirectoryKeys {
   groupMembers(id: string): string { return `${this.prefix}gm:${id}`; }
   /** The staging hash of one sliced write of group `id` (group-write-slices.ts); `token` is the write's own. */
   stagedGroupMembers(id: string, token: string): string { return `${this.prefix}gmw:${id}:${token}`; }
-  /** A group index: gns, gxs (lexicographic sets) or gn, gx (earlier releases' hashes). */
-  index(name: "gns" | "gxs" | "gn" | "gx"): string { return `${this.prefix}ix:${name}`; }
+  /** An index of users (un, uxs, ue, udn) or groups (gns, gxs; gn, gx: earlier releases' hashes). */
+  index(name: "un" | "uxs" | "ue" | "udn" | "gns" | "gxs" | "gn" | "gx"): string { return `${this.prefix}ix:${name}`; }
   /** A group's changed members, for its reconcile (sync-state-keys.ts documents it), and their change counter. */
   changedMembers(id: string): string { return `${this.prefix}s:gch:${id}`; }
   get changeSeq(): string { return `${this.prefix}s:gcseq`; }
   get seq(): string { return `${this.prefix}seq`; }
   /** The kept reply of a committed write (write-settle.ts). */
-  request(requestId: string): string { return `${this.prefix}rq:${requestId}`; }
+  request(requestId: string): string { return settledReplyKey(this.prefix, requestId); }
   memberOf(value: string): string { return `${this.prefix}mg:${value}`; }
   get users(): string { return `${this.prefix}users`; }
   get userIds(): string { return `${this.prefix}uids`; }
   get groups(): string { return `${this.prefix}groups`; }
   get largeGroups(): string { return `${this.prefix}lg`; }
   get outbox(): string { return `${this.prefix}outbox`; }
-  get seq(): string { return `${this.prefix}seq`; }
-  /** An index of users (`un`, `uxs`, `ue`, `udn`) or groups (`gns`, `gxs`). */
-  index(name: "un" | "uxs" | "ue" | "udn" | "gns" | "gxs"): string { return `${this.prefix}ix:${name}`; }
-  /** The reply of write request `requestId` once committed (write-settle.ts). */
-  settledReply(requestId: string): string { return settledReplyKey(this.prefix, requestId); }
   /** The id a create of a body with this SHA-256 was given when its answer was lost (scim/lost-creates/). */
   lostCreate(kind: "u" | "g", fingerprint: string): string { return `${this.prefix}lc:${kind}:${fingerprint}`; }
   /** Sort index of one attribute (`u`: un, dn, m; `g`: dn, m): "<key>\0<id>" entries (commands/includes/sortIndex.lua). */

@@ -85,7 +85,7 @@ export class UserStore {
     const lost = mode === "create" && opts.lostCreate ? [k.lostCreate("u", opts.lostCreate)] : [];
     const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => {
       const keys = [k.user(id), k.users, k.seq, k.userIds, k.index("un"), k.index("uxs"), k.index("ue"), k.index("udn"),
-        k.sortIndex("u", "un"), k.sortIndex("u", "dn"), k.sortIndex("u", "m"), k.outbox, k.settledReply(rid), ...lost];
+        k.sortIndex("u", "un"), k.sortIndex("u", "dn"), k.sortIndex("u", "m"), k.outbox, k.request(rid), ...lost];
       return this.writer.writeUser(keys.length, ...keys, id, mode, expectedVersion === undefined ? "" : String(expectedVersion), now,
         JSON.stringify(body), ix.userName, ix.externalId, ix.emails.join("\n"), ix.displayName, opts.uniqueExternalId ? "1" : "", ttl);
     }, this.replicaAck);
