@@ -45,3 +45,15 @@ export async function setMembers(redis: RedisConnection, key: string, size = MEM
   } while (cursor !== "0");
   return [...out];
 }
+
+/** The fields and values of the hash at `key`, read with HSCAN `size` at a time. */
+export async function hashEntries(redis: RedisConnection, key: string, size = MEMBER_SLICE): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let cursor = "0";
+  do {
+    const [next, flat] = await redis.hscan(key, cursor, "COUNT", size);
+    cursor = next;
+    for (let i = 0; i < flat.length; i += 2) out.set(flat[i], flat[i + 1]);
+  } while (cursor !== "0");
+  return out;
+}

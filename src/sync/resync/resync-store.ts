@@ -23,6 +23,7 @@
  * (commands/resyncAnswer-5.lua) is atomic on the progress hash, so a second answer finds nothing to
  * answer. Both scripts receive every key they touch in KEYS.
  */
+import { hashEntries } from "../../store/member-slices";
 import type { RedisConnection } from "../../store/connection";
 import { ResyncKeys } from "./resync-keys";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
@@ -177,7 +178,7 @@ export class ResyncStore {
   /** Starts resync `id` afresh: progress reset to zeros (status running, phase listing), nothing pending or held (one MULTI). */
   async begin(dir: string, id: string, requestedBy: string, purpose?: "delete"): Promise<void> {
     const k = this.keys(dir);
-    await this.redis.multi().del(k.progress, k.pending, k.held)
+    await this.redis.multi().unlink(k.progress, k.pending, k.held)
       .hset(k.progress, "id", id, "status", "running", "phase", "listing", "total", 0, "done", 0, "created", 0, "updated", 0,
         "deactivated", 0, "deleted", 0, "unchanged", 0, "failed", 0, "held", 0, "startedAt", new Date().toISOString(), "requestedBy", requestedBy,
         ...(purpose ? ["purpose", purpose] : []))
@@ -219,7 +220,7 @@ export class ResyncStore {
   async fail(dir: string, error: string): Promise<void> {
     const k = this.keys(dir);
     await this.redis.multi().hset(k.progress, "status", "done", "phase", "failed", "finishedAt", new Date().toISOString(), "error", error)
-      .del(k.lock, k.pending, k.held).exec();
+      .unlink(k.lock, k.pending, k.held).exec();
   }
 
   /**
@@ -267,14 +268,14 @@ export class ResyncStore {
     return out.slice(0, limit).sort((a, b) => `${a.kind}:${a.name ?? a.id}`.localeCompare(`${b.kind}:${b.name ?? b.id}`));
   }
 
-  /** Every deprovision held for an operator, unsorted (HGETALL: what a confirmation applies). */
+  /** Every deprovision held for an operator, unsorted (what a confirmation applies), read in slices. */
   async allHeld(dir: string): Promise<PlanItem[]> {
-    return Object.values(await this.redis.hgetall(this.keys(dir).held)).map((v) => JSON.parse(v) as PlanItem);
+    return [...(await hashEntries(this.redis, this.keys(dir).held)).values()].map((v) => JSON.parse(v) as PlanItem);
   }
 
-  /** Forgets the held deprovisions (once a confirmation queued them). */
+  /** Forgets the held deprovisions (once a confirmation queued them), freed off Redis's main thread. */
   async dropHeld(dir: string): Promise<void> {
-    await this.redis.del(this.keys(dir).held);
+    await this.redis.unlink(this.keys(dir).held);
   }
 
   /** Stores a dry run's report (kept 7 days), replacing the previous one. */
