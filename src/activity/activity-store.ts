@@ -39,6 +39,8 @@ export interface ActivityEvent {
   outcome?: string;
   attempt?: number;
   durationMs?: number;
+  /** idp: the SCIM request's id (`X-Request-Id`), the key of its entry in the directory's request log. */
+  requestId?: string;
 }
 
 /** One directory's appends of the current turn: events (as JSON) by trail key, and who waits for them. */

@@ -69,7 +69,11 @@ export function idpActivity(activity: ActivityStore | undefined, kind: SyncKind,
       const directoryId = String((res.locals.scim as { directoryId?: string } | undefined)?.directoryId ?? req.params.directoryId);
       const id = req.method === "POST" ? String(res.getHeader("Location") ?? "").split("/").pop() : decodeURIComponent(req.path.split("/")[1] ?? "");
       if (!id) return;
-      const event: ActivityEvent = { type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes, ...(ignored?.length ? { ignored } : {}) };
+      const requestId = String(res.getHeader("x-request-id") ?? "");
+      const event: ActivityEvent = {
+        type: "idp", at: new Date().toISOString(), method: req.method, status: res.statusCode, attributes,
+        ...(ignored?.length ? { ignored } : {}), ...(requestId ? { requestId } : {}),
+      };
       if (skipped) {
         const more = skipped.length > SKIPPED_LISTED ? ` and ${skipped.length - SKIPPED_LISTED} more` : "";
         event.message = `skipped ${skipped.length} member id(s) that name no user or group of the directory: ${skipped.slice(0, SKIPPED_LISTED).map((v) => v.slice(0, 200)).join(", ")}${more}`;

@@ -20,8 +20,9 @@
  *                                                        {resource}: reconcile it now, step by step (explain-routes.ts)
  *   GET  /admin/directories/:id/external-users           embed: the account's external users against the limit,
  *                                                        `warning` at 90% (404 for a workforce directory)
- * Pages (sign in with the admin token): GET /admin/status (status page), /admin/queues (bull-board).
- * A form POST from the status page is answered with a redirect back to it.
+ * Pages (sign in with the admin token): GET /admin/status (overview), /admin/status/<id> (a directory;
+ * status-routes.ts), /admin/queues (bull-board, queue-board.ts). A form POST from a page is answered with a
+ * redirect to the page of what it changed, with the outcome in words (feedback.ts).
  * A state-changing request authenticated by the sign-in cookie must come from the bridge's own origin and
  * carry the session's form token (src/admin/forgery/); one with the Bearer token needs neither.
  * Wrong admin tokens (header or sign-in form) count as failed authentications per client address, with
@@ -29,9 +30,6 @@
  * with Retry-After. A valid token or session always passes (src/auth/auth-failures.ts).
  */
 import express, { type Request, type Response, type Router } from "express";
-import { createBullBoard } from "@bull-board/api";
-import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
-import { ExpressAdapter } from "@bull-board/express";
 import { RedisUnavailableError, type RedisConnection } from "../store/connection";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema";
@@ -43,20 +41,22 @@ import { directoryStatus, failedItems } from "./directory-status";
 import { adminErrorHandler } from "./error-handler";
 import { createOpsContext, type OpsContext } from "./ops-context";
 import { AuthFailureLimiter } from "../auth/auth-failures";
-import { MinuteCounters, SERIES } from "../activity/minute-counters";
 import { AuthFailureKeys } from "../auth/auth-failure-keys";
 import type { DirectoryRegistry } from "../directories/registry";
 import { directoryAdminRoutes } from "./directory-admin";
 import { requestLogPages, requestLogRoutes } from "./request-log-routes";
 import { itemApi, itemPages } from "./item-routes";
+import { itemHref } from "./item-page";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
 import { keepNameRoutes } from "./keep-name-routes";
 import { explainRoutes } from "./explain-routes";
-import { brakeStatus } from "../sync/brake/brake";
 import { AdminSessions } from "../auth/admin-session";
 import { forgeryGuard, requestOrigin } from "./forgery/forgery-guard";
-import { loginPage, statusPage, type DirectoryCharts } from "./status-page";
+import { directoryHref, loginPage } from "./status-page";
+import { statusRoutes } from "./status-routes";
+import { queueBoard, boardPageFilter } from "./queue-board";
+import { answer, readNotice } from "./feedback";
 
 export interface AdminDeps {
   config: Config;
@@ -66,11 +66,6 @@ export interface AdminDeps {
   registry?: DirectoryRegistry;
   /** Where unexpected errors are logged (their details never go to the client). */
   logger?: Logger;
-}
-
-function done(req: Request, res: Response, status: number, body: unknown): void {
-  if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }
-  res.status(status).json(body);
 }
 
 /** JSON endpoints under /admin/directories. */
@@ -88,17 +83,17 @@ function directoriesApi(c: OpsContext, logger?: Logger): Router {
   r.get("/:id/failed", async (req, res) => { res.json(await failedItems(c, req.params.id)); });
   r.post("/:id/retry", async (req, res) => {
     const n = await retryFailed(c.state, req.params.id, (kind, id) => c.queues.enqueue(req.params.id, kind, id));
-    done(req, res, 200, { retried: n });
+    answer(req, res, 200, { retried: n }, directoryHref(req.params.id), `Retried ${n} failed item(s) of ${req.params.id}: they are queued again.`);
   });
   r.post("/:id/items/:kind/:itemId/retry", async (req, res) => {
     const kind = req.params.kind;
     if (kind !== "user" && kind !== "group") { res.status(400).json({ error: "kind must be user or group" }); return; }
     await retryFailed(c.state, req.params.id, (k, id) => c.queues.enqueue(req.params.id, k, id), [{ kind, id: req.params.itemId }]);
-    done(req, res, 200, { retried: 1 });
+    answer(req, res, 200, { retried: 1 }, itemHref(req.params.id, kind, req.params.itemId), "Retried: the item is queued again.");
   });
   r.post("/:id/resume", async (req, res) => {
     await resumeDirectory(c.queues, c.state, req.params.id);
-    done(req, res, 200, { resumed: req.params.id });
+    answer(req, res, 200, { resumed: req.params.id }, directoryHref(req.params.id), `${req.params.id} resumed: its queued work runs again.`);
   });
   r.use(resyncRoutes(c, knownId, logger));
   r.use(brakeRoutes(c, knownId, logger));
@@ -138,21 +133,10 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   r.use(express.urlencoded({ extended: false, limit: "8kb" }));
   r.use(express.json({ limit: "64kb" }));
 
-  const board = new ExpressAdapter();
-  board.setBasePath("/admin/queues");
-  createBullBoard({ queues: Array.from({ length: queues.shards }, (_, n) => new BullMQAdapter(queues.shard(n))), serverAdapter: board });
-  // bull-board's own handler puts the error's message in the body (a Redis error's text, say) and, under
-  // NODE_ENV=development, its stack: keep the status and the key its UI translates, log the rest
-  board.setErrorHandler((err) => {
-    const status = (err as { statusCode?: number }).statusCode;
-    if (!status || status >= 500) logger?.error({ err }, "bull-board request failed");
-    return { status: status && status < 500 ? (status as 400) : 500, body: { error: { key: "ERRORS.INTERNAL_SERVER_ERROR" } } };
-  });
-  const boardApp = board.getRouter() as express.Express;
-  boardApp.disable("x-powered-by"); // bull-board is its own express app; the rest of the server says nothing of its stack
+  const boardApp = queueBoard(queues, logger);
   const publicBaseUrl = config.server.publicBaseUrl;
   r.use("/queues", securityHeaders(false), sessions.require((_req, res) => res.redirect(303, "/admin/status"), tooManyFailures),
-    forgeryGuard({ publicBaseUrl, formToken: false }), boardApp);
+    forgeryGuard({ publicBaseUrl, formToken: false }), boardPageFilter(), boardApp);
 
   r.use(securityHeaders());
   r.post("/login", async (req, res) => {
@@ -177,22 +161,8 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
     res.redirect(303, "/admin/status");
   });
   r.use(signedIn, unforged);
-  r.get("/status", async (_req, res) => {
-    const dirs = await Promise.all(c.registry.list().map((e) => directoryStatus(c, e.dir.id)));
-    const failures = new Map(await Promise.all(dirs.filter((d) => d.items.failed).map(async (d) => [d.id, await failedItems(c, d.id, 20)] as const)));
-    const held = new Map(await Promise.all(dirs.filter((d) => d.resync.status === "awaiting-confirmation")
-      .map(async (d) => [d.id, await c.resyncs.held(d.id, 50)] as const)));
-    const plans = new Map((await Promise.all(dirs.map(async (d) => [d.id, await c.resyncs.plan(d.id)] as const)))
-      .filter((x): x is readonly [string, NonNullable<typeof x[1]>] => !!x[1]));
-    const now = Date.now();
-    const counters = new MinuteCounters(redis, config.redis.keyPrefix);
-    const charts = new Map(await Promise.all(dirs.map(async (d) => {
-      const series = await Promise.all(SERIES.map((s) => counters.day(d.id, s, now)));
-      return [d.id, Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts] as const;
-    })));
-    const brakes = new Map(await Promise.all(c.registry.list().map(async (e) => [e.dir.id, await brakeStatus(redis, config.redis.keyPrefix, e.dir, 50)] as const)));
-    res.type("html").send(statusPage(dirs, failures, new Date(now), held, plans, charts, brakes));
-  });
+  r.use(readNotice()); // the outcome of the action just taken, on the page it leads to
+  r.use(statusRoutes(c));
   r.use("/status", itemPages(c), requestLogPages(c));
   r.use("/directories", directoryAdminRoutes(c), itemApi(c), requestLogRoutes(c), directoriesApi(c, logger));
   r.post("/ownership/handover", async (req, res) => {

@@ -6,12 +6,12 @@
  */
 import { formTokenField } from "./forgery/form-token";
 import { esc } from "./html";
-import { page } from "./status-page";
+import { page } from "./layout";
 
 /** The delete page of directory `id`. */
 export function deletePage(id: string): string {
   const action = `/admin/directories/${esc(id)}/delete`;
-  return page(`scim-bridge — delete ${id}`, `<p><a href="/admin/status">← status</a></p><h1>Delete directory ${esc(id)}</h1>
+  return page(`scim-bridge — delete ${id}`, `<p><a href="/admin/status/${encodeURIComponent(id)}">← ${esc(id)}</a></p><h1>Delete directory ${esc(id)}</h1>
 <p>Every key of the directory in Redis is purged: desired state, sync state, queue, tokens, counters.</p>
 <form method="post" action="${action}">${formTokenField()}<fieldset><legend>Its users and groups on the platform</legend>
 <label><input type="radio" name="platform" value="leave" checked> Leave them as they are</label><br>

@@ -17,7 +17,7 @@
  *   GET    /:id/oauth                      OAuth client: clientId, token endpoint, its secrets
  *   POST   /:id/oauth/secrets              a new client secret, shown once
  *   DELETE /:id/oauth/secrets/:secretId    revoke
- * A form POST from the status page is answered with a redirect back to it.
+ * A form POST from the status page is answered with a redirect to the directory's page, with the outcome in words (feedback.ts).
  */
 import express, { type Request, type Response, type Router } from "express";
 import type { OpsContext } from "./ops-context";
@@ -27,24 +27,23 @@ import { DirectoryChangeError, createDirectory, deleteDirectory, setDisabled, up
 import type { CredentialKind } from "../directories/directory-records";
 import { scimBaseUrl } from "./directory-status";
 import { operator } from "./resync-routes";
-import { createdPage, newDirectoryPage } from "./status-page";
+import { createdPage, directoryHref } from "./status-page";
+import { directoryFromForm, newDirectoryPage, type FormValues } from "./new-directory-page";
+import { answer, fromForm } from "./feedback";
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** Runs a handler; a refusal becomes `{error, issues?}` with its status (page forms: a redirect with the message). */
-function guard(fn: Handler): Handler {
+function guard(c: OpsContext, fn: Handler): Handler {
   return async (req, res) => {
     try {
       await fn(req, res);
     } catch (err) {
       if (!(err instanceof DirectoryChangeError)) throw err;
-      res.status(err.status).json({ error: err.message, ...(err.issues ? { issues: err.issues } : {}) });
+      const id = typeof req.params.id === "string" ? req.params.id : undefined;
+      answer(req, res, err.status, { error: err.message, ...(err.issues ? { issues: err.issues } : {}) }, id && c.registry.get(id) ? directoryHref(id) : "/admin/status", "");
     }
   };
-}
-
-function fromForm(req: Request): boolean {
-  return !!req.is("application/x-www-form-urlencoded");
 }
 
 /** The public token endpoint URL. */
@@ -63,17 +62,18 @@ export function directoryAdminRoutes(c: OpsContext): Router {
     if (!c.registry.get(id)) throw new DirectoryChangeError(404, `unknown directory "${id}"`);
   };
 
-  r.post("/", guard(async (req, res) => {
+  r.post("/", guard(c, async (req, res) => {
     if (fromForm(req)) {
-      // the status page sends the JSON in a form field, and is answered with a page
-      const text = String(req.body?.directory ?? "");
+      // the status page's guided form (new-directory-page.ts), answered with a page
+      const values = Object.fromEntries(Object.entries(req.body ?? {}).filter(([, v]) => typeof v === "string")) as FormValues;
+      const built = directoryFromForm(values);
+      if ("more" in built) { res.status(400).type("html").send(newDirectoryPage(values, [`- more: ${built.more}`])); return; }
       try {
-        const { id, token } = await createDirectory(deps, JSON.parse(text));
+        const { id, token } = await createDirectory(deps, built.input);
         res.status(201).type("html").send(createdPage(id, scimBaseUrl(c.config, id), token.secret));
       } catch (err) {
-        if (err instanceof SyntaxError) { res.status(400).type("html").send(newDirectoryPage(text, [`- not valid JSON: ${err.message}`])); return; }
         if (!(err instanceof DirectoryChangeError)) throw err;
-        res.status(err.status).type("html").send(newDirectoryPage(text, err.issues ?? [err.message]));
+        res.status(err.status).type("html").send(newDirectoryPage(values, err.issues ?? [err.status === 409 ? `- id: ${err.message}` : err.message]));
       }
       return;
     }
@@ -84,15 +84,15 @@ export function directoryAdminRoutes(c: OpsContext): Router {
       note: "the token is shown once: give it to the IdP now (only its hash is kept)",
     });
   }));
-  r.patch("/:id", guard(async (req, res) => {
+  r.patch("/:id", guard(c, async (req, res) => {
     await updateDirectory(deps, req.params.id as string, req.body);
     res.json({ updated: req.params.id });
   }));
   for (const [path, disabled] of [["disable", true], ["enable", false]] as const) {
-    r.post(`/:id/${path}`, guard(async (req, res) => {
+    r.post(`/:id/${path}`, guard(c, async (req, res) => {
       await setDisabled(deps, req.params.id as string, disabled);
-      if (fromForm(req)) { res.redirect(303, "/admin/status"); return; }
-      res.json({ id: req.params.id, disabled });
+      answer(req, res, 200, { id: req.params.id, disabled }, directoryHref(req.params.id as string),
+        disabled ? `${req.params.id} disabled: SCIM answers 403 and its sync is paused (nothing queued is dropped).` : `${req.params.id} enabled: SCIM and its sync are back.`);
     }));
   }
   const flag = (v: unknown) => v === true || v === "true" || v === "1" || v === "on";
@@ -101,12 +101,17 @@ export function directoryAdminRoutes(c: OpsContext): Router {
     const out = await deleteDirectory(deps, req.params.id as string, {
       platform: ask("platform"), confirm: flag(ask("confirm")), cancel: flag(ask("cancel")), by: operator(req),
     });
-    if (fromForm(req)) { res.redirect(303, "/admin/status"); return; }
-    res.status(out.status).json(out.body);
+    const id = req.params.id as string;
+    const b = out.body as { deleted?: string; confirmed?: number; cancelled?: number; status?: string; note?: string };
+    const said = b.deleted ? `Directory ${id} deleted.` : b.confirmed !== undefined ? `Confirmed: ${b.confirmed} item(s) of ${id} are deprovisioned now; the directory is deleted once that is done.`
+      : b.cancelled !== undefined ? `Delete of ${id} cancelled: nothing was deprovisioned; it stays disabled.`
+      : b.status === "awaiting-confirmation" ? `Delete of ${id} planned: what it would deprovision is listed below and waits for your confirmation.`
+      : `Delete of ${id}: ${b.note ?? b.status ?? "accepted"}.`;
+    answer(req, res, out.status, out.body, b.deleted ? "/admin/status" : directoryHref(id), said);
   };
-  r.delete("/:id", guard(remove));
-  r.post("/:id/delete", guard(remove));
-  r.get("/:id/audit", guard(async (req, res) => { res.json(await records().readAudit(req.params.id as string)); }));
+  r.delete("/:id", guard(c, remove));
+  r.post("/:id/delete", guard(c, remove));
+  r.get("/:id/audit", guard(c, async (req, res) => { res.json(await records().readAudit(req.params.id as string)); }));
 
   const listCredentials = (kind: CredentialKind) => async (id: string) => {
     const entry = c.registry.get(id)!;
@@ -131,29 +136,29 @@ export function directoryAdminRoutes(c: OpsContext): Router {
     await c.registry.reload();
   };
 
-  r.get("/:id/tokens", guard(async (req, res) => { known(req.params.id as string); res.json(await listCredentials("token")(req.params.id as string)); }));
-  r.post("/:id/tokens", guard(async (req, res) => {
+  r.get("/:id/tokens", guard(c, async (req, res) => { known(req.params.id as string); res.json(await listCredentials("token")(req.params.id as string)); }));
+  r.post("/:id/tokens", guard(c, async (req, res) => {
     const cred = await addCredential("token", req.params.id as string, req.body);
     res.status(201).json({ ...credentialView(cred.record, {}), token: cred.secret, note: "shown once: only its hash is kept" });
   }));
-  r.delete("/:id/tokens/:credId", guard(async (req, res) => {
+  r.delete("/:id/tokens/:credId", guard(c, async (req, res) => {
     await revoke("token", req.params.id as string, req.params.credId as string);
     res.json({ revoked: req.params.credId });
   }));
 
-  r.get("/:id/oauth", guard(async (req, res) => {
+  r.get("/:id/oauth", guard(c, async (req, res) => {
     known(req.params.id as string);
     const secrets = await listCredentials("client-secret")(req.params.id as string);
     res.json({ clientId: req.params.id, tokenEndpoint: tokenEndpoint(c), enabled: secrets.some((s) => !s.expired), secrets });
   }));
-  r.post("/:id/oauth/secrets", guard(async (req, res) => {
+  r.post("/:id/oauth/secrets", guard(c, async (req, res) => {
     const cred = await addCredential("client-secret", req.params.id as string, req.body);
     res.status(201).json({
       ...credentialView(cred.record, {}), clientId: req.params.id, clientSecret: cred.secret, tokenEndpoint: tokenEndpoint(c),
       scimBaseUrl: scimBaseUrl(c.config, req.params.id as string), note: "the client secret is shown once: only its hash is kept",
     });
   }));
-  r.delete("/:id/oauth/secrets/:credId", guard(async (req, res) => {
+  r.delete("/:id/oauth/secrets/:credId", guard(c, async (req, res) => {
     await revoke("client-secret", req.params.id as string, req.params.credId as string);
     res.json({ revoked: req.params.credId });
   }));

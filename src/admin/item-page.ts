@@ -1,7 +1,8 @@
 /**
  * The status page's item view and search: one user or group with its sync state and its activity trail
  * as a timeline (what the IdP sent, what the bridge applied, each platform call, retries and pauses), and
- * the search by userName / displayName that leads there. Server-rendered, no script.
+ * the search by userName / displayName that leads there. An IdP event links to its request in the
+ * directory's SCIM request log (request-log-page.ts links back). Server-rendered, no script.
  */
 import { formTokenField } from "./forgery/form-token";
 import type { ActivityEvent } from "../activity/activity-store";
@@ -28,9 +29,13 @@ export function itemHref(directory: string, kind: string, id: string): string {
   return `/admin/status/${encodeURIComponent(directory)}/${kind === "group" ? "groups" : "users"}/${encodeURIComponent(id)}`;
 }
 
-function describe(e: ActivityEvent): string {
+/** The link from an IdP event to its entry in the directory's SCIM request log. */
+const requestLink = (dir: string, e: ActivityEvent) => (e.requestId
+  ? ` <a href="/admin/status/${encodeURIComponent(dir)}/requests/${encodeURIComponent(e.requestId)}" data-request-link="${esc(e.requestId)}">request ${esc(e.requestId)}</a>` : "");
+
+function describe(dir: string, e: ActivityEvent): string {
   switch (e.type) {
-    case "idp": return `IdP ${esc(e.method)}${e.attributes?.length ? `: ${e.attributes.map(esc).join(", ")}` : ""}${e.ignored?.length ? ` (ignored, not declared: ${e.ignored.map(esc).join(", ")})` : ""}`;
+    case "idp": return `IdP ${esc(e.method)}${requestLink(dir, e)}${e.attributes?.length ? `: ${e.attributes.map(esc).join(", ")}` : ""}${e.ignored?.length ? ` (ignored, not declared: ${e.ignored.map(esc).join(", ")})` : ""}`;
     case "applied": return `applied: <strong>${esc(e.outcome)}</strong>`;
     case "call": return `platform ${esc(e.method)} <span class="msg">${esc(e.path)}</span> → ${e.status ? esc(e.status) : "no answer"}${e.attempt && e.attempt > 1 ? ` (try ${e.attempt})` : ""}${e.message ? ` <span class="msg">${esc(e.message)}</span>` : ""}`;
     case "retry": return `will retry${e.attempt ? ` (attempt ${e.attempt} failed)` : ""}: <span class="msg">${esc(e.message)}</span>`;
@@ -52,8 +57,8 @@ function keepNameForm(v: ItemView): string {
 /** The body of the item view. */
 export function itemBody(v: ItemView, now: Date): string {
   const s = v.sync;
-  const events = v.events.map((e) => `<li class="ev ev-${esc(e.type)}" data-type="${esc(e.type)}">${when(e.at, now)} — ${describe(e)}</li>`).join("");
-  return `<p><a href="/admin/status">← status</a></p>
+  const events = v.events.map((e) => `<li class="ev ev-${esc(e.type)}" data-type="${esc(e.type)}">${when(e.at, now)} — ${describe(v.directory, e)}</li>`).join("");
+  return `<p><a href="/admin/status/${encodeURIComponent(v.directory)}">← ${esc(v.directory)}</a></p>
 <h1>${esc(v.kind)} ${esc(v.name ?? v.id)} <span class="msg">in ${esc(v.directory)}</span></h1>
 ${v.exists ? "" : "<p>Not in the directory's store (deleted, or never received).</p>"}
 <table class="sync"><tbody>
@@ -79,6 +84,6 @@ export function searchForm(directory: string, q = ""): string {
 /** The body of a search's results. */
 export function searchBody(directory: string, q: string, hits: SearchHit[]): string {
   const rows = hits.map((h) => `<tr><td>${esc(h.kind)}</td><td><a href="${itemHref(directory, h.kind, h.id)}">${esc(h.name)}</a></td><td class="msg">${esc(h.id)}</td></tr>`).join("");
-  return `<p><a href="/admin/status">← status</a></p><h1>Search in ${esc(directory)}</h1>${searchForm(directory, q)}
+  return `<p><a href="/admin/status/${encodeURIComponent(directory)}">← ${esc(directory)}</a></p><h1>Search in ${esc(directory)}</h1>${searchForm(directory, q)}
 ${rows ? `<table><thead><tr><th>Kind</th><th>Name</th><th>Id</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>Nothing matches “${esc(q)}”.</p>`}`;
 }

@@ -12,7 +12,8 @@ import { searchByName } from "../store";
 import { type SyncKind } from "../sync/state/sync-state";
 import { ActivityStore } from "../activity/activity-store";
 import { itemBody, searchBody, type ItemView, type SearchHit } from "./item-page";
-import { newDirectoryPage, page } from "./status-page";
+import { page } from "./layout";
+import { newDirectoryPage } from "./new-directory-page";
 import { deletePage } from "./delete-page";
 
 const KINDS: Record<string, SyncKind> = { users: "user", groups: "group" };

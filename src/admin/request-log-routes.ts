@@ -11,7 +11,7 @@ import type { OpsContext } from "./ops-context";
 import { RequestLogStore } from "../scim/request-log/request-log-store";
 import { RequestLogFilterError, requestLogQuery, type RequestLogFilters } from "../scim/request-log/request-log-query";
 import { requestDetailBody, requestListBody } from "./request-log-page";
-import { page } from "./status-page";
+import { page } from "./layout";
 import { esc } from "./html";
 
 export function requestLogRoutes(c: OpsContext): Router {

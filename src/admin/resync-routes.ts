@@ -10,18 +10,15 @@
  *                                     `{"by": "<name>", "resync": "<id>"}` optional
  *   POST /:id/resync/cancel           drop what it holds; nothing is deprovisioned
  *   GET  /:id/resync/audit            holds, confirmations and cancellations, newest first (who, when, how many)
- * A form POST (the status page) is answered with a redirect back to the page.
+ * A form POST (the status page) is answered with a redirect to the directory's page, with the outcome (feedback.ts).
  */
 import { randomUUID } from "node:crypto";
-import express, { type Request, type Response, type Router } from "express";
+import express, { type Request, type Router } from "express";
 import type { Logger } from "pino";
 import type { OpsContext } from "./ops-context";
 import { answerResync } from "../sync/resync/confirm";
-
-function reply(req: Request, res: Response, status: number, body: unknown): void {
-  if (req.is("application/x-www-form-urlencoded")) { res.redirect(303, "/admin/status"); return; }
-  res.status(status).json(body);
-}
+import { answer } from "./feedback";
+import { directoryHref } from "./status-page";
 
 /** "Who" for the audit: the name the operator gives (printable, ≤ 100 characters), the channel, the address. */
 export function operator(req: Request): string {
@@ -42,17 +39,18 @@ export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler
     if (flag(req.query.dryRun) || flag(req.body?.dryRun)) {
       const plan = randomUUID();
       await c.queues.enqueueResync(dir, operator(req), { dryRun: plan });
-      reply(req, res, 202, { status: "queued", dryRun: true, plan, report: `/admin/directories/${dir}/resync/plan` });
+      answer(req, res, 202, { status: "queued", dryRun: true, plan, report: `/admin/directories/${dir}/resync/plan` }, directoryHref(dir),
+        `Dry run of ${dir} queued: its plan shows under "Dry run" when a worker has computed it. Nothing is changed.`);
       return;
     }
     const progress = await c.resyncs.progress(dir);
-    if (progress.status === "running") { reply(req, res, 409, { error: "a resync of this directory is running", progress }); return; }
+    if (progress.status === "running") { answer(req, res, 409, { error: "a resync of this directory is running", progress }, directoryHref(dir), ""); return; }
     if (progress.status === "awaiting-confirmation") {
-      reply(req, res, 409, { error: "a resync of this directory awaits confirmation of its deprovisions: confirm or cancel it first", progress });
+      answer(req, res, 409, { error: "a resync of this directory awaits confirmation of its deprovisions: confirm or cancel it first", progress }, directoryHref(dir), "");
       return;
     }
     await c.queues.enqueueResync(dir, "admin-api");
-    reply(req, res, 202, { status: "queued", progress: `/admin/directories/${dir}/resync` });
+    answer(req, res, 202, { status: "queued", progress: `/admin/directories/${dir}/resync` }, directoryHref(dir), `Resync of ${dir} queued: its progress shows under "Resync".`);
   });
   r.get("/:id/resync", async (req, res) => {
     const p = await c.resyncs.progress(req.params.id);
@@ -68,8 +66,10 @@ export function resyncRoutes(c: OpsContext, knownId: express.RequestParamHandler
     r.post(`/:id/resync/${action}`, async (req, res) => {
       const expect = typeof req.body?.resync === "string" ? req.body.resync : "";
       const a = await answerResync({ redis: c.redis, keyPrefix: prefix, queues: c.queues, logger, directory: (id) => c.registry.get(id)?.dir }, req.params.id, action, operator(req), expect);
-      if (!a.answered) { reply(req, res, 409, { error: a.reason }); return; }
-      reply(req, res, action === "confirm" ? 202 : 200, action === "confirm" ? { confirmed: a.count, dropped: a.dropped ?? 0, resync: a.resync } : { cancelled: a.count, resync: a.resync });
+      const dir = req.params.id;
+      if (!a.answered) { answer(req, res, 409, { error: a.reason }, directoryHref(dir), ""); return; }
+      answer(req, res, action === "confirm" ? 202 : 200, action === "confirm" ? { confirmed: a.count, dropped: a.dropped ?? 0, resync: a.resync } : { cancelled: a.count, resync: a.resync }, directoryHref(dir),
+        action === "confirm" ? `Confirmed: ${a.count} deprovision(s) of ${dir} are applied now${a.dropped ? ` (${a.dropped} dropped: the IdP pushed them again since)` : ""}.` : `Cancelled: nothing of ${dir} was deprovisioned.`);
     });
   }
   return r;

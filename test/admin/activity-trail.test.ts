@@ -53,7 +53,7 @@ describe("activity trail and status page", () => {
   });
 
   it("should link the failure on the status page to the item view, which shows the timeline", async () => {
-    const status = await html("/status");
+    const status = await html("/status/em");
     expect(status.status).toBe(200);
     expect(status.text).toContain(`href="/admin/status/em/users/${id}"`);
     const item = await html(`/status/em/users/${id}`);
@@ -117,28 +117,36 @@ describe("activity trail and status page", () => {
     // the worker writes its platform-call counts once a second: have it write them now, so the page is read
     // after the write (the whole file can run in about a second on a quick machine)
     await e.runtime!.flushCounters();
-    const page = await html("/status");
-    for (const dir of ["wf", "em"]) expect(page.text).toContain(`data-charts="${dir}"`);
-    const em = page.text.slice(page.text.indexOf('data-charts="em"'));
-    const idpTotal = Number(/changes from the IdP <span class="msg">24 h total (\d+)/.exec(em)![1]);
-    expect(idpTotal).toBeGreaterThanOrEqual(62); // the POST and the PATCHes above
-    expect(Number(/platform calls <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
-    expect(Number(/platform call failures <span class="msg">24 h total (\d+)/.exec(em)![1])).toBeGreaterThan(0);
-    expect(em).toMatch(/<svg [^>]*role="img" aria-label="changes from the IdP, last 24 hours"/);
-    expect(em).toMatch(/<title>\d\d:\d\d–\d\d:\d\d UTC: \d+<\/title>/);
-    expect(page.text).toMatch(/<time datetime="[^"]+" title="[^"]+">/);
+    for (const dir of ["wf", "em"]) expect((await html(`/status/${dir}`)).text).toContain('data-chart="changes from the IdP"');
+    const em = (await html("/status/em")).text;
+    const total = (title: string) => Number(new RegExp(`<strong>${title}</strong> per 15 min, UTC <span class="msg">24 h total ([\\d,]+) `).exec(em)![1]!.replace(/,/g, ""));
+    expect(total("changes from the IdP")).toBeGreaterThanOrEqual(62); // the POST and the PATCHes above
+    expect(total("platform calls")).toBeGreaterThan(0);
+    expect(total("platform call failures")).toBeGreaterThan(0);
+    expect(em).toMatch(/<svg [^>]*role="img" aria-label="changes from the IdP, last 24 hours, UTC"/);
+    // each bar's span and value on hover, in the series' unit; a time axis in UTC hours; the scale's top
+    expect(em).toMatch(/<title>\d\d:\d\d–\d\d:\d\d UTC: [1-9][\d,]* changes<\/title>/);
+    expect(em).toMatch(/<text [^>]*>\d\d:\d\d<\/text>[^]*<text [^>]*>now<\/text>/);
+    expect(em).toMatch(/<text [^>]*data-scale>[\d,]+ changes<\/text>/);
+    expect(em).toMatch(/<time datetime="[^"]+" title="[^"]+">/);
   });
 
   it("should create a directory from the page and show its URL and token once", async () => {
-    const form = (directory: string) => fetch(`${s.url}/admin/directories`, {
+    const form = (fields: Record<string, string>) => fetch(`${s.url}/admin/directories`, {
       method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ directory }).toString(),
+      body: new URLSearchParams(fields).toString(),
     });
     expect((await html("/status/new")).text).toContain("Create directory");
-    const bad = await form(JSON.stringify({ id: "paged", target: "sideways" }));
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toMatch(/role="alert"[^]*- target: /);
-    const ok = await form(JSON.stringify({ id: "paged", target: "workforce", platform: { baseUrl: e.sim.baseUrl, deploymentId: 1, apiKeyEnv: "TEST_PLATFORM_KEY" } }));
+    // each problem next to the field it names, the typed values kept
+    const bad = await (await form({ id: "Paged!", target: "workforce", "platform.baseUrl": "not a url", "platform.deploymentId": "x", "platform.apiKeyEnv": "TEST_PLATFORM_KEY" })).text();
+    expect(bad).toMatch(/role="alert"[^]*Not created/);
+    for (const field of ["id", "platform.baseUrl", "platform.deploymentId"]) expect(bad).toMatch(new RegExp(`data-error-for="${field.replace(".", "\\.")}">[^<]+`));
+    expect(bad).not.toContain('data-error-for="platform.apiKeyEnv"');
+    expect(bad).toContain('value="Paged!"');
+    const badJson = await form({ id: "paged", more: "{not json" });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.text()).toMatch(/data-error-for="more">not valid JSON/);
+    const ok = await form({ id: "paged", target: "workforce", "platform.baseUrl": e.sim.baseUrl, "platform.deploymentId": "1", "platform.apiKeyEnv": "TEST_PLATFORM_KEY", more: JSON.stringify({ concurrency: 4 }) });
     expect(ok.status).toBe(201);
     const body = await ok.text();
     expect(body).toContain("https://bridge.example.com/scim/v2/paged");

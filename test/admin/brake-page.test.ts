@@ -48,6 +48,7 @@ maybe("deprovision brake on the status page", () => {
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${s.url}/admin/status`);
+    await page.goto(`${s.url}/admin/status/wf`);
     return page;
   }
 
@@ -58,11 +59,16 @@ maybe("deprovision brake on the status page", () => {
     for (const i of [0, 1, 2]) if (!(await active(i))) deactivated.push(i);
     expect(deactivated).toHaveLength(1);
     const page = await signedIn();
+    await page.goto(`${s.url}/admin/status`);
+    expect(await page.locator("li[data-attention=wf]").first().textContent()).toContain("2 deprovision(s) held by the brake");
+    await page.locator("li[data-attention=wf] a").first().click();
+    await page.waitForURL(`${s.url}/admin/status/wf`);
     const section = page.locator("section[data-brake=wf]");
     expect(await section.getByRole("heading").textContent()).toBe("wf: 2 deprovision(s) held by the brake");
     for (const i of [0, 1, 2].filter((x) => !deactivated.includes(x))) expect(await section.getByText(name(i)).isVisible()).toBe(true);
     await section.getByRole("button", { name: "Cancel: keep them active" }).click();
-    await page.waitForURL(`${s.url}/admin/status`);
+    await page.waitForURL((u) => u.pathname === "/admin/status/wf");
+    expect(await page.locator("[data-notice]").textContent()).toBe("Cancelled: 2 held deprovision(s) of wf released; those users stay active on the platform.");
     expect(await page.locator("section[data-brake=wf]").count()).toBe(0);
     await waitIdle(e, "wf");
     for (const i of [0, 1, 2].filter((x) => !deactivated.includes(x))) expect(await active(i)).toBe(true);
@@ -70,7 +76,8 @@ maybe("deprovision brake on the status page", () => {
     expect((await deactivate(3)).status).toBe(200);
     await waitFor(async () => (await page.reload(), await page.locator("section[data-brake=wf]").count()) === 1, 20000, "the next one held");
     await page.locator("section[data-brake=wf]").getByRole("button", { name: "Confirm: apply the held deprovisions" }).click();
-    await page.waitForURL(`${s.url}/admin/status`);
+    await page.waitForURL((u) => u.pathname === "/admin/status/wf");
+    expect(await page.locator("[data-notice]").textContent()).toMatch(/^Confirmed: 1 held deprovision\(s\) of wf are applied now\.$/);
     await waitFor(async () => !(await active(3)), 20000, "the confirmed one deactivated");
     await page.close();
   }, 60000);

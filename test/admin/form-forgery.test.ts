@@ -25,12 +25,12 @@ afterAll(async () => { await s?.close(); await e?.close(); });
 
 const FORM = "application/x-www-form-urlencoded";
 
-/** Signs in as a person: the session cookie and the form token its status page carries. */
+/** Signs in as a person: the session cookie and the form token its directory page carries. */
 async function signIn(): Promise<{ cookie: string; formToken: string; html: string }> {
   const res = await request(s.url).post("/admin/login").type("form").send({ token: ADMIN_TOKEN });
   expect(res.status).toBe(303);
   const cookie = String(res.headers["set-cookie"][0]).split(";")[0];
-  const html = (await request(s.url).get("/admin/status").set("Cookie", cookie).set("Accept", "text/html")).text;
+  const html = (await request(s.url).get("/admin/status/wf").set("Cookie", cookie).set("Accept", "text/html")).text;
   const formToken = /name="_formToken" value="([^"]+)"/.exec(html)?.[1];
   expect(formToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
   return { cookie, formToken: formToken!, html };

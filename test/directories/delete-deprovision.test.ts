@@ -27,7 +27,7 @@ const scim = (method: string, path: string, body?: object) => fetch(`${s.url}/sc
 const del = (query: string, by = "Dana Ops") => s.admin(`/directories/zeta?${query}`, { method: "DELETE", body: JSON.stringify({ by }) });
 const zetaOnPlatform = async () => (await e.simState()).scim.users.filter((u) => u.externalId?.startsWith("zeta:"));
 const keysOfZeta = () => scanKeys(e.redis, `${e.prefix}:{zeta}:*`);
-const statusPage = async () => (await s.admin("/status", { headers: { Accept: "text/html" } })).text();
+const statusPage = async () => (await s.admin("/status/zeta", { headers: { Accept: "text/html" } })).text();
 /** The status page's delete form, posted as the browser does. */
 const form = (fields: Record<string, string>) => s.admin("/directories/zeta/delete", {
   method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString(),

@@ -28,7 +28,8 @@ afterAll(async () => { await s.close(); await e.close(); });
 
 type Route = [method: string, path: string];
 const ADMIN_ROUTES: Route[] = [
-  ["GET", "/admin/status"], ["GET", "/admin/queues"], ["GET", "/admin/queues/"], ["GET", "/admin/queues/api/queues"], ["GET", "/admin/queues/api/redis/stats"],
+  ["GET", "/admin/status"], ["GET", "/admin/status/wf"], ["GET", "/admin/status/wf/plan"], ["GET", "/admin/live"], ["GET", "/admin/live/wf"],
+  ["GET", "/admin/assets/live.js"], ["GET", "/admin/queues"], ["GET", "/admin/queues/"], ["GET", "/admin/queues/api/queues"], ["GET", "/admin/queues/api/redis/stats"],
   ["PUT", "/admin/queues/api/queues/pause"], ["GET", "/admin/directories"], ["GET", "/admin/directories/wf"], ["GET", "/admin/directories/em"],
   ["GET", "/admin/directories/wf/failed"], ["GET", "/admin/directories/wf/resync"], ["POST", "/admin/directories/wf/retry"],
   ["POST", `/admin/directories/wf/items/user/${"x"}/retry`], ["POST", "/admin/directories/wf/resume"], ["POST", "/admin/directories/wf/resync"],

@@ -79,7 +79,7 @@ describe("deprovision brake", () => {
     // the IdP reads back what it wrote
     expect((await e.scim("wf").get(`/Users/${ids[0]}`)).body.active).toBe(false);
 
-    const page = await request(adminApp(e)).get("/admin/status").set(auth).set("Accept", "text/html");
+    const page = await request(adminApp(e)).get("/admin/status/wf").set(auth).set("Accept", "text/html");
     expect(page.text).toContain("3 deprovision(s) held by the brake");
     expect(page.text).toContain(b.items[0].name!);
     expect(page.text).toContain('action="/admin/directories/wf/brake"');

@@ -66,7 +66,7 @@ describe("workforce: two IdP groups with one platform name", () => {
 
     const failed = await request(adminApp(e)).get("/admin/directories/wf/failed").set("Authorization", `Bearer ${ADMIN_TOKEN}`);
     expect(failed.body).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "group", id: b, name: "NC Eng", lastError: expect.stringContaining(a) })]));
-    const page = await request(adminApp(e)).get("/admin/status").set("Authorization", `Bearer ${ADMIN_TOKEN}`).set("Accept", "text/html");
+    const page = await request(adminApp(e)).get("/admin/status/wf").set("Authorization", `Bearer ${ADMIN_TOKEN}`).set("Accept", "text/html");
     expect(page.text).toContain(`SCIM ids ${a} and ${b}`);
   });
 

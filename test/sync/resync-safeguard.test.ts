@@ -76,7 +76,7 @@ describe("resync safeguard: empty store", () => {
     expect(again.status).toBe(409);
     expect(again.body.error).toMatch(/awaits confirmation/);
     // the status page shows it, with what it would deprovision and the buttons to answer
-    const page = await request(adminApp(e)).get("/admin/status").set(auth).set("Accept", "text/html");
+    const page = await request(adminApp(e)).get("/admin/status/wf").set(auth).set("Accept", "text/html");
     expect(page.status).toBe(200);
     expect(page.text).toContain("resync awaits confirmation");
     expect(page.text).toContain("sg.0@example.com");

@@ -15,7 +15,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import { adminCaller } from "../../auth/admin-session";
 import { FORM_TOKEN_FIELD, FORM_TOKEN_HEADER, formTokenMatches } from "./form-token";
-import { page } from "../status-page";
+import { page } from "../layout";
 import { esc } from "../html";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
