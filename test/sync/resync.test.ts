@@ -42,9 +42,13 @@ const platformUser = async (userName: string) => (await e.simState()).scim.users
 describe("full resync (workforce)", () => {
   it("should make no write call and count everything unchanged when nothing drifted, reaching 100%", async () => {
     const before = await writes(e);
+    const since = Date.now();
     const p = await resyncThroughAdmin(e, "wf");
     expect(p).toMatchObject({ status: "done", phase: "done", total: 10, done: 10, unchanged: 10, created: 0, updated: 0, deactivated: 0, failed: 0, requestedBy: "admin-api" });
     expect(await writes(e)).toBe(before);
+    // the users the plan found in step are counted without a reconcile of their own
+    const jobs = await directoryQueue(e.queues, "wf").getJobs(["completed", "failed", "active", "wait", "delayed"], 0, -1);
+    expect(jobs.filter((j) => j?.name === "reconcile" && j.data.kind === "user" && j.timestamp >= since)).toEqual([]);
   });
 
   it("should repair every injected drift and count each in the summary", async () => {

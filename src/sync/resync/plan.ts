@@ -36,8 +36,14 @@ export interface DriftMark {
 }
 
 export interface ResyncPlan {
-  /** Desired resources: every one is reconciled. */
+  /** Desired resources to reconcile: every one but the users in `skipped`. */
   work: Array<[SyncKind, string]>;
+  /**
+   * Workforce users the plan found in step (applied payload = desired payload = the platform's copy, settled, no
+   * drift, nothing the deprovision brake knows of): their reconcile would make no call and write nothing, so
+   * none is queued; the resync counts them as unchanged.
+   */
+  skipped: Set<string>;
   marks: DriftMark[];
   create: PlanItem[];
   update: PlanItem[];
@@ -109,6 +115,7 @@ async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], g
         plan.update.push({ kind: "user", id, platformId: st.platformId, name });
       } else {
         plan.unchanged++;
+        if (payload && !st.brake) plan.skipped.add(id);
       }
     }
   }
@@ -215,10 +222,11 @@ export async function computePlan(c: PlanDeps): Promise<ResyncPlan> {
   const groupIds = await c.groups.ids(dir);
   const plan: ResyncPlan = {
     work: [...userIds.map((u) => ["user", u] as [SyncKind, string]), ...groupIds.map((g) => ["group", g] as [SyncKind, string])],
-    marks: [], create: [], update: [], unchanged: 0, deprovision: [], managed: 0, storeUsers: userIds.length,
+    skipped: new Set(), marks: [], create: [], update: [], unchanged: 0, deprovision: [], managed: 0, storeUsers: userIds.length,
   };
   if (c.dir.target === "workforce") await workforcePlan(c, plan, userIds, groupIds);
   else await embedPlan(c, plan, userIds, groupIds);
+  if (plan.skipped.size) plan.work = plan.work.filter(([kind, id]) => kind !== "user" || !plan.skipped.has(id));
   plan.deprovision = await ownDeprovisions(c, plan.deprovision);
   plan.managed += plan.deprovision.length;
   return plan;

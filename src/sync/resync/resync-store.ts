@@ -1,8 +1,7 @@
 /**
  * What a directory's full resync keeps in Redis (the flow itself: src/sync/resync/resync.ts and resync-confirm.ts):
  * its progress, the resources it still waits for, its lock, the deprovisions it holds for an operator, the
- * latest dry run's report and the audit of the operators' answers. Every read and write of these keys, and
- * both scripts on them, are here.
+ * latest dry run's report and the audit of the operators' answers. Every read and write of these keys is here.
  *
  * Keys (built in resync-keys.ts; P = `<keyPrefix>:{<directoryId>}:`, one hash slot per directory):
  *   P resync          HASH    progress of the latest resync: id, status (running | awaiting-confirmation | done),
@@ -195,6 +194,12 @@ export class ResyncStore {
     const k = this.keys(dir);
     for (let i = 0; i < members.length; i += 1000) await this.redis.sadd(k.pending, ...members.slice(i, i + 1000));
     if (members.length) await this.redis.hincrby(k.progress, "total", members.length);
+  }
+
+  /** Counts `n` resources the plan found unchanged (no reconcile queued): each one total, done and unchanged. */
+  async countUnchanged(dir: string, n: number): Promise<void> {
+    const k = this.keys(dir).progress;
+    await this.redis.multi().hincrby(k, "total", n).hincrby(k, "done", n).hincrby(k, "unchanged", n).exec();
   }
 
   /** Counts `n` deletions made by the resync itself (embed-tenant groups), not by a reconcile. */

@@ -6,7 +6,8 @@
  *   - created by the bridge (externalId `<directory>:<id>`, or a tracked embed group) and no longer in the
  *     IdP → deactivated / deleted.
  * Every desired resource is then reconciled (deduplicated jobs, so never twice at once with the normal
- * flow); unchanged ones make no call, so a resync with no drift makes no write call.
+ * flow), except the workforce users the plan found in step (their reconcile would make no call and write
+ * nothing): they count as unchanged at once, so a resync with no drift makes no write call and no job per user.
  *
  * The deprovisioning safeguard (issue 9): a plan that would deprovision more than the directory's
  * `safety.maxDeprovisionPerResync`, or anything while its store holds no user, applies its creates and
@@ -148,6 +149,8 @@ export async function startResync(c: ResyncDeps, req: ResyncRequest | string): P
       if (d.deleted) await store.countDeleted(dir, d.deleted);
       work.push(...d.work);
     }
+    // the users the plan found in step are settled now, unchanged, with no reconcile of their own
+    if (!deleting && plan.skipped.size) await store.countUnchanged(dir, plan.skipped.size);
     const unique = new Set(work.map((w) => `${w[0]}:${w[1]}`));
     if (unique.size === 0) {
       await store.checkFinished(dir);
