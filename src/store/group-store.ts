@@ -17,7 +17,7 @@ import type { GroupRecord, Json, MemberOp, MemberRecord, WriteOptions, WriteResu
 
 /** Index lookups the store answers without a scan. */
 export type GroupIndex = "id" | "displayName" | "externalId" | "member";
-const INDEX_MODE: Record<GroupIndex, string> = { id: "ids", displayName: "gn", externalId: "gx", member: "mg" };
+const INDEX_MODE: Record<GroupIndex, "ids" | "gns" | "gxs" | "mg"> = { id: "ids", displayName: "gns", externalId: "gxs", member: "mg" };
 
 /** A group write: a new body (or none), the body it replaces (compare-and-set) and member deltas. */
 export interface GroupWrite extends WriteOptions {
@@ -192,7 +192,10 @@ export class GroupStore {
     const k = this.keys(directoryId);
     const vals = index === "displayName" ? values.map((v) => v.toLowerCase()) : values;
     const mode = withMembers === "sliced" ? `b${MEMBER_SLICE}` : withMembers ? "1" : "0";
-    const rows = await this.redis.readGroups(k.groups, k.prefix, mode, INDEX_MODE[index], ...vals);
+    // readGroups-n.lua: by id, the groups' keys; through an index, its key; by member, none but the prefix
+    const m = INDEX_MODE[index];
+    const keys = m === "ids" ? vals.map((id) => k.group(id)) : m === "mg" ? [] : [k.index(m)];
+    const rows = await this.redis.readGroups(1 + keys.length, k.prefix, ...keys, mode, m, ...vals);
     return rows.map((row) => {
       const rec: GroupRecord = {
         id: String(row[0]), body: JSON.parse(String(row[1])) as Json, version: Number(row[2]),

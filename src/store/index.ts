@@ -11,6 +11,5 @@ export * from "./key-space";
 export * from "./item-search";
 export * from "./queue-keys";
 export * from "./outbox-signal";
-export { inlineCommand } from "./scripts";
 export * from "./redis-setup";
 export { MEMBER_SLICE } from "./member-slices";

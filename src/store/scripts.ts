@@ -13,14 +13,14 @@ export interface StoreCommands {
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   writeUser(numKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   deleteUser(anchor: string, ...args: string[]): Promise<string[]>;
-  readUsers(anchor: string, ...args: string[]): Promise<string[][]>;
+  readUsers(numKeys: number, ...keysThenArgs: string[]): Promise<string[][]>;
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
   /** The 7 keys of stageGroupMembers-7.lua, then its arguments. */
   stageGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
   /** The 16 keys of publishGroupMembers-16.lua, then its arguments. */
   publishGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
-  readGroups(anchor: string, ...args: string[]): Promise<Array<Array<string | number>>>;
+  readGroups(numKeys: number, ...keysThenArgs: string[]): Promise<Array<Array<string | number>>>;
   groupMemberDelta(changed: string, legacyChanged: string, ...args: string[]): Promise<[string, string, ...string[][]]>;
   settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
@@ -54,20 +54,6 @@ function withIncludes(lua: string): string {
   return lua.replace(/^-- @include (\w+)$/gm, (_, name: string) => fs.readFileSync(path.join(INCLUDES_DIR, `${name}.lua`), "utf8"));
 }
 const defined = new WeakSet<RedisConnection>();
-
-/**
- * Defines a script kept next to its only user as an ioredis command, once per connection (`name` must be
- * unique across the bridge), and returns a caller: EVALSHA, so the script's text is sent only when Redis
- * does not have it yet. At platform speed the text of `EVAL` was re-sent and re-hashed on every call.
- */
-export function inlineCommand<T>(redis: RedisConnection, name: string, numberOfKeys: number | "dynamic", lua: string): (...args: string[]) => Promise<T> {
-  const r = redis as unknown as Record<string, (...args: string[]) => Promise<T>>;
-  // "dynamic": the caller passes the number of keys first, then the keys (ioredis, like EVALSHA itself)
-  if (typeof r[name] !== "function") {
-    redis.defineCommand(name, numberOfKeys === "dynamic" ? { lua } : { numberOfKeys, lua });
-  }
-  return (...args) => r[name](...args);
-}
 
 /** Defines every script on `redis` once; returns it typed with the commands. */
 export function defineStoreCommands(redis: RedisConnection): RedisConnection & StoreCommands {

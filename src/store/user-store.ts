@@ -15,9 +15,9 @@ import type { Json, UserRecord, WriteOptions, WriteResult } from "./types";
 
 /** Index lookups the store answers without a scan. */
 export type UserIndex = "id" | "userName" | "externalId" | "email" | "displayName";
-const INDEX_MODE: Record<UserIndex, string> = { id: "ids", userName: "un", externalId: "ux", email: "ue", displayName: "udn" };
+const INDEX_OF: Record<Exclude<UserIndex, "id">, "un" | "uxs" | "ue" | "udn"> = { userName: "un", externalId: "uxs", email: "ue", displayName: "udn" };
 
-/** A row of readUsers-1.lua: {id, d, v, c, m, groupId1, groupDisplayName1, …} (no group pairs in mode "bare"). */
+/** A row of readUsers-n.lua: {id, d, v, c, m, groupId1, groupDisplayName1, …} (no group pairs in mode "bare"). */
 function userRecordOf(row: string[]): UserRecord {
   const groups = [];
   for (let i = 5; i < row.length; i += 2) groups.push({ value: row[i], display: row[i + 1] });
@@ -109,8 +109,7 @@ export class UserStore {
     if (values.length === 0) return [];
     const k = this.keys(directoryId);
     const vals = index === "id" || index === "externalId" ? values : values.map(index === "userName" ? foldUserName : norm);
-    const rows = await this.redis.readUsers(k.users, k.prefix, INDEX_MODE[index], ...vals);
-    return rows.map(userRecordOf);
+    return this.read(k, index === "id" ? "ids" : INDEX_OF[index], vals);
   }
 
   /** One user by id, or undefined. */
@@ -125,8 +124,14 @@ export class UserStore {
    */
   async getWithoutGroups(directoryId: string, id: string): Promise<UserRecord | undefined> {
     const k = this.keys(directoryId);
-    const [row] = await this.redis.readUsers(k.users, k.prefix, "bare", id);
-    return row && userRecordOf(row);
+    return (await this.read(k, "bare", [id]))[0];
+  }
+
+  /** readUsers-n.lua: by id (`ids`, `bare`: their records' keys) or through an index (its key). */
+  private async read(k: DirectoryKeys, mode: string, values: string[]): Promise<UserRecord[]> {
+    const keys = mode === "ids" || mode === "bare" ? values.map((id) => k.user(id)) : [k.index(mode as "un" | "uxs" | "ue" | "udn")];
+    const rows = await this.redis.readUsers(1 + keys.length, k.prefix, ...keys, mode, ...values);
+    return rows.map(userRecordOf);
   }
 
   /** Number of users in the directory. */
