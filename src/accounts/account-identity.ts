@@ -35,11 +35,3 @@ export function sameAccount(a: string, b: string): boolean {
 export function accountHash(baseUrl: string): string {
   return createHash("sha1").update(accountIdentity(baseUrl)).digest("hex");
 }
-
-/**
- * The hash earlier releases named an account with: the base URL as configured (trailing slashes already
- * stripped by the config schema). Records under it move to `accountHash` at start (account-migration.ts).
- */
-export function legacyAccountHash(baseUrl: string): string {
-  return createHash("sha1").update(baseUrl).digest("hex");
-}

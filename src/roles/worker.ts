@@ -18,7 +18,6 @@ import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
-import { migrateAccountKeys } from "../accounts/account-migration";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { GroupStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup } from "../store";
 import { MinuteCounters } from "../activity/minute-counters";
@@ -39,7 +38,6 @@ import { ExternalUserUsage } from "../sync/ownership/external-user-usage";
 import { RESYNC, resyncSchedulerId } from "../sync/jobs";
 import { DeprovisionBrake } from "../sync/brake/brake";
 import { KeyMonitor, keyFingerprint } from "../sync/control/key-check";
-import { migrateLegacyQueues } from "../sync/legacy-migration";
 import { Revival } from "../sync/admission/revival";
 import { createProcessor } from "../sync/processor";
 import { SyncQueues } from "../sync/admission/queues";
@@ -214,12 +212,9 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   keyChecks.start();
   revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
-  // before any directory claims a resource: records of earlier releases move to the canonical account keys
-  await migrateAccountKeys(redis, prefix, registry.list().map((e) => e.dir), logger);
   // a few directories at a time: one after the other, 1,000 directories took seconds of round trips
   // (more on a cluster) before the first job could run
   await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));
-  await migrateLegacyQueues(redis, prefix, config.directories.map((d) => d.id), queues, logger);
   // a reconcile this process parked for want of the key goes back to the shard at once when a worker holding
   // the key runs (at most once a second per directory: workers without it never pass it around in a loop)
   const readmitted = new Map<string, number>();

@@ -27,9 +27,6 @@
  *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
  *                         first jobs of a directory that was idle do not queue behind them.
  * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/sync/state/sync-state.ts).
- *
- * Before the shards, each directory had a queue of its own: `{<keyPrefix>}:dir-<id>:*`. Those are read once
- * at start to move their waiting jobs over (src/sync/legacy-migration.ts).
  */
 import { DirectoryKeys } from "./keys";
 
@@ -39,13 +36,6 @@ export const SHARD_QUEUE_NAME = "sync";
 /** BullMQ prefix of shard `n`: hash-tagged on its own. */
 export function shardPrefix(keyPrefix: string, n: number): string {
   return `{${keyPrefix}:q${n}}`;
-}
-
-/** The per-directory queue of versions before the shards (migrated at start). */
-export function legacyQueue(keyPrefix: string, directoryId: string): { prefix: string; name: string; metaKey: string } {
-  const prefix = `{${keyPrefix}}`;
-  const name = `dir-${directoryId}`;
-  return { prefix, name, metaKey: `${prefix}:${name}:meta` };
 }
 
 /** Admission keys of one directory. */

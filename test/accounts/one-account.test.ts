@@ -2,8 +2,7 @@
  * One platform account, whatever the spelling of its base URL: two directories on one simulator account,
  * the second spelling it differently (upper-case scheme, trailing-dot IPv4, dot segments, trailing slash),
  * share one ownership map, so the second cannot adopt, rename or deactivate the first one's user; hand-over
- * between them works and names the one account; records an earlier release kept under the typed spelling
- * move to the canonical key when a worker starts, losing nothing, and a second start moves nothing.
+ * between them works and names the one account.
  */
 import request from "supertest";
 import { ADMIN_TOKEN, adminApp, adminConfig } from "../helpers/resync";
@@ -11,7 +10,6 @@ import { startSyncEnv, waitFor, waitIdle, type SyncEnv } from "../helpers/sync-e
 import { userBody } from "../helpers/expect-scim";
 import { AccountKeys } from "../../src/accounts/account-keys";
 import { accountIdentity } from "../../src/accounts/account-identity";
-import { migrateAccountKeys } from "../../src/accounts/account-migration";
 
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -19,13 +17,11 @@ const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const respell = (u: string) => u.replace(/^http:\/\/127\.0\.0\.1:(\d+)\/api$/, "HTTP://127.0.0.1.:$1/x/../api/.");
 
 let e: SyncEnv;
-let legacy: AccountKeys;
 let current: AccountKeys;
 let typed = "";
 beforeAll(async () => {
-  e = await startSyncEnv({ config: adminConfig, runtime: false, directories: [{ id: "wf2", platform: { baseUrl: respell } }] });
+  e = await startSyncEnv({ config: adminConfig, directories: [{ id: "wf2", platform: { baseUrl: respell } }] });
   typed = e.config.directories.find((d) => d.id === "wf2")!.platform.baseUrl;
-  legacy = AccountKeys.legacy(e.prefix);
   current = new AccountKeys(e.prefix);
 });
 afterAll(async () => e.close());
@@ -39,21 +35,6 @@ describe("two spellings of one platform account", () => {
     const wf = e.config.directories.find((d) => d.id === "wf")!.platform.baseUrl;
     expect(typed).not.toBe(wf);
     expect(accountIdentity(typed)).toBe(accountIdentity(wf));
-  });
-
-  it("should move an earlier release's records of the typed spelling to the canonical key at worker start", async () => {
-    await e.redis.hset(legacy.owners(typed, "u"), "old-platform-id", "wf2", "kept-id", "wf2");
-    await e.redis.hset(current.owners(typed, "u"), "kept-id", "wf");
-    await e.redis.sadd(legacy.externalUsers(typed), "ext-1", "ext-2");
-    await e.startRuntime();
-    // one key per call: the two legacy keys may hash to different slots on Redis Cluster
-    expect(await e.redis.exists(legacy.owners(typed, "u")) + await e.redis.exists(legacy.externalUsers(typed))).toBe(0);
-    expect(await e.redis.hgetall(current.owners(typed, "u"))).toEqual({ "old-platform-id": "wf2", "kept-id": "wf" });
-    expect((await e.redis.smembers(current.externalUsers(typed))).sort()).toEqual(["ext-1", "ext-2"]);
-    // a second start has nothing left to move
-    expect(await migrateAccountKeys(e.redis, e.prefix, e.config.directories)).toEqual({ moved: 0, conflicts: [] });
-    await e.redis.hdel(current.owners(typed, "u"), "old-platform-id", "kept-id");
-    await e.redis.del(current.externalUsers(typed));
   });
 
   let pid = "";

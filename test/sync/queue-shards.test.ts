@@ -11,9 +11,7 @@ import { Queue } from "bullmq";
 import { Cluster } from "ioredis";
 import { createLogger } from "../../src/observability/logger";
 import { startSyncRuntime } from "../../src/roles/worker";
-import { createQueueConnection, legacyQueue } from "../../src/store";
 import { DISPATCH_GROUP } from "../../src/sync/admission/dispatcher";
-import { migrateLegacyQueues } from "../../src/sync/legacy-migration";
 import { userBody } from "../helpers/expect-scim";
 import { PLATFORM_KEY, startSyncEnv, waitFor, type SyncEnv } from "../helpers/sync-env";
 import { createUser, reconcileJobs, simUser, waitAllSynced, waitStatus } from "../helpers/sync-wait";
@@ -256,39 +254,6 @@ describe("queue shards", () => {
       expect(await e.queues.depth("wf")).toEqual({ backlog: 0, admitted: 0 });
     } finally {
       spy.mockRestore();
-      await e.close();
-    }
-  });
-
-  it("should move jobs waiting in the per-directory queues of earlier versions into the backlogs, once", async () => {
-    const e = await startSyncEnv({ runtime: false });
-    const { prefix, name } = legacyQueue(e.prefix, "wf");
-    // BullMQ leaves a connection it was given open at close(): the test closes it itself
-    const connection = createQueueConnection(e.config.redis);
-    const old = new Queue(name, { connection, prefix });
-    try {
-      const uid = await createUser(e, "wf", "migrated@example.com");
-      // only the old queue knows of this change: the outbox entry is gone (an old dispatcher handled it)
-      await e.redis.del(e.users.keys("wf").outbox);
-      await old.add("reconcile", { kind: "user", id: uid }, { deduplication: { id: `user-${uid}` } });
-      await old.add("resync", { requestedBy: "old-admin" }, { deduplication: { id: "resync" }, delay: 60000 });
-      // a job an old worker took and never finished (stopped for the upgrade; its lock has expired)
-      const orphan = await createUser(e, "wf", "orphan.active@example.com");
-      await e.redis.del(e.users.keys("wf").outbox);
-      await old.add("reconcile", { kind: "user", id: orphan }, { deduplication: { id: `user-${orphan}` } });
-      const taken = (await old.getJobs(["wait"])).find((j) => j.data.id === orphan)!;
-      await e.redis.multi().lrem(`${prefix}:${name}:wait`, 0, taken.id!).lpush(`${prefix}:${name}:active`, taken.id!).exec();
-      await e.startRuntime();
-      await waitStatus(e, "wf", "user", uid, "synced");
-      await waitStatus(e, "wf", "user", orphan, "synced");
-      expect(await old.getJobCounts("wait", "delayed", "prioritized", "active")).toEqual({ wait: 0, delayed: 0, prioritized: 0, active: 0 });
-      // the resync request came over too, on wf's shard
-      await waitFor(async () => (await e.queues.jobsOf("wf", ["completed", "active", "wait", "delayed"])).some((j) => j.name === "resync" && j.data.requestedBy === "old-admin"), 10000, "the migrated resync");
-      // a second run (another worker starting) finds nothing to move
-      expect(await migrateLegacyQueues(e.redis, e.prefix, ["wf", "em"], e.runtime!.queues, logger)).toBe(0);
-    } finally {
-      await old.close();
-      connection.disconnect();
       await e.close();
     }
   });
