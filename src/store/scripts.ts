@@ -12,7 +12,7 @@ import type { RedisConnection } from "./connection";
 export interface StoreCommands {
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   writeUser(numKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
-  deleteUser(anchor: string, ...args: string[]): Promise<string[]>;
+  deleteUser(...keysThenArgs: string[]): Promise<string[]>;
   readUsers(numKeys: number, ...keysThenArgs: string[]): Promise<string[][]>;
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
   deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;

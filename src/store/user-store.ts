@@ -98,8 +98,10 @@ export class UserStore {
   async delete(directoryId: string, id: string, expectedVersion?: number): Promise<void> {
     const k = this.keys(directoryId);
     const now = new Date().toISOString();
-    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
-      this.writer.deleteUser(k.users, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
+    const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) => this.writer.deleteUser(
+      k.prefix, k.user(id), k.users, k.userIds, k.index("un"), k.index("uxs"), k.index("ue"), k.index("udn"),
+      k.sortIndex("u", "un"), k.sortIndex("u", "dn"), k.sortIndex("u", "m"), k.outbox, k.memberOf(id), k.changeSeq, k.sortIndex("g", "m"), k.request(rid),
+      id, expectedVersion === undefined ? "" : String(expectedVersion), now, ttl), this.replicaAck);
     acceptedReply("User", id, r);
     this.signal.notify(directoryId);
   }
