@@ -21,8 +21,9 @@ export interface StoreCommands {
   /** The 16 keys of publishGroupMembers-16.lua, then its arguments. */
   publishGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
   readGroups(numKeys: number, ...keysThenArgs: string[]): Promise<Array<Array<string | number>>>;
-  groupMemberDelta(changed: string, legacyChanged: string, ...args: string[]): Promise<[string, string, ...string[][]]>;
-  settleGroupMembers(changed: string, ...args: string[]): Promise<number>;
+  /** Keys counted per call (groupMemberDelta-n.lua): the number of keys first. */
+  groupMemberDelta(numKeys: number, ...keysThenArgs: string[]): Promise<number | string[][]>;
+  settleGroupMembers(changed: string, applied: string, staged: string, ...args: string[]): Promise<number>;
   markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
   drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;

@@ -7,7 +7,7 @@
 import { DirectoryKeys, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { SyncStateKeys } from "../../src/sync/state/sync-state-keys";
 import { defineStoreCommands, type StoreCommands } from "../../src/store/scripts";
-import { readMemberDelta, settleMemberDelta } from "../../src/store/member-delta";
+import { readMemberDelta, settleMemberDelta, type MemberDeltaKeys } from "../../src/store/member-delta";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
 let redis: RedisConnection & StoreCommands;
@@ -31,7 +31,10 @@ afterAll(() => redis.disconnect());
 // more than a small hash's listpack holds (128 entries), so HSCAN and SSCAN really go in several slices
 const A = 300, B = 50, C = 200;
 const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`);
-const keys = (): [string, string] => [sk.changedMembers(G), sk.legacyChangedMembers(G)];
+const keys = (): MemberDeltaKeys => ({
+  changed: sk.changedMembers(G), legacyChanged: sk.legacyChangedMembers(G), members: `${P}gm:${G}`,
+  applied: sk.appliedMembers(G), staged: sk.stagedMembers(G), syncState: (m) => sk.record("user", m),
+});
 const sorted = <T>(xs: T[], by: (x: T) => string = String) => [...xs].sort((a, b) => by(a).localeCompare(by(b)));
 
 /**
@@ -55,13 +58,13 @@ describe("a group's member delta in slices", () => {
     await scenario();
     const dump = async () => [await redis.hgetall(sk.changedMembers(G)), await redis.zrange(sk.legacyChangedMembers(G), "0", "-1")];
     const before = await dump();
-    const one = await readMemberDelta(redis, keys(), P, G, full, 100000);
+    const one = await readMemberDelta(redis, keys(), full, 100000);
     const afterOne = await dump(); // the legacy set is merged by the first read
     for (const size of [1, 7, 64, 500]) {
       await redis.del(sk.changedMembers(G));
       await redis.hset(sk.changedMembers(G), before[0] as Record<string, string>);
       await redis.zadd(sk.legacyChangedMembers(G), ...ids("c", C).slice(C / 2).flatMap((m) => ["3", m] as string[]));
-      const d = await readMemberDelta(redis, keys(), P, G, full, size);
+      const d = await readMemberDelta(redis, keys(), full, size);
       expect(await dump()).toEqual(afterOne);
       expect(sorted(d.seen)).toEqual(sorted(one.seen));
       expect(new Set(d.seen).size).toBe(d.seen.length);
@@ -82,13 +85,13 @@ describe("a group's member delta in slices", () => {
     await redis.del(sk.changedMembers(G), sk.legacyChangedMembers(G));
     await redis.hset(sk.changedMembers(G), "*", "7", "a0", "5");
     for (const size of [7, 1000]) {
-      const d = await readMemberDelta(redis, keys(), P, G, false, size);
+      const d = await readMemberDelta(redis, keys(), false, size);
       expect(d.add.map((x) => x.id).sort()).toEqual(ids("a", A - 20).sort());
       expect(d.remove.map((x) => x.id).sort()).toEqual(ids("c", C).sort());
       expect(sorted(d.seen)).toEqual(["*", "a0"]);
     }
-    const d = await readMemberDelta(redis, keys(), P, G, false, 7);
-    const waiting = await settleMemberDelta(redis, sk.changedMembers(G), P, G,
+    const d = await readMemberDelta(redis, keys(), false, 7);
+    const waiting = await settleMemberDelta(redis, keys(),
       { seen: d.seen, scores: d.scores, add: d.add.map((x) => x.id), remove: d.remove.map((x) => x.id) }, false, 7);
     expect(waiting).toBe(0);
     expect((await redis.smembers(`${P}s:gm:${G}`)).sort()).toEqual(ids("a", A).sort());
@@ -96,9 +99,9 @@ describe("a group's member delta in slices", () => {
 
   it("should settle in slices and keep the mark of a member changed after it was looked at", async () => {
     await scenario();
-    const d = await readMemberDelta(redis, keys(), P, G, false, 7);
+    const d = await readMemberDelta(redis, keys(), false, 7);
     await redis.hset(sk.changedMembers(G), "a3", "9"); // changed again after the look
-    const waiting = await settleMemberDelta(redis, sk.changedMembers(G), P, G,
+    const waiting = await settleMemberDelta(redis, keys(),
       { seen: d.seen, scores: d.scores, add: d.add.map((x) => x.id), remove: d.remove.map((x) => x.id) }, false, 7);
     expect(waiting).toBe(1);
     expect(await redis.hgetall(sk.changedMembers(G))).toEqual({ a3: "9" });
@@ -108,19 +111,19 @@ describe("a group's member delta in slices", () => {
   it("should stage a replacement of the applied set and publish it in one call, dropping a crashed run's stage", async () => {
     await scenario();
     await redis.sadd(`${P}s:gms:${G}`, "stale1", "stale2"); // a run that crashed while staging
-    const d = await readMemberDelta(redis, keys(), P, G, true, 7);
-    const waiting = await settleMemberDelta(redis, sk.changedMembers(G), P, G,
+    const d = await readMemberDelta(redis, keys(), true, 7);
+    const waiting = await settleMemberDelta(redis, keys(),
       { seen: d.seen, scores: d.scores, add: d.should.map((x) => x.id), remove: [] }, true, 7);
     expect(waiting).toBe(0);
     expect((await redis.smembers(`${P}s:gm:${G}`)).sort()).toEqual(ids("a", A).sort());
     expect(await redis.exists(`${P}s:gms:${G}`)).toBe(0);
     // a replacement with nothing to add empties the applied set, and publishes no stale stage either
     await redis.sadd(`${P}s:gms:${G}`, "stale3");
-    await settleMemberDelta(redis, sk.changedMembers(G), P, G, { seen: [], scores: [], add: [], remove: [] }, true, 7);
+    await settleMemberDelta(redis, keys(), { seen: [], scores: [], add: [], remove: [] }, true, 7);
     expect(await redis.exists(`${P}s:gm:${G}`, `${P}s:gms:${G}`)).toBe(0);
     // a replacement that fits one slice is one call, and drops a stale stage too
     await redis.sadd(`${P}s:gms:${G}`, "stale4");
-    await settleMemberDelta(redis, sk.changedMembers(G), P, G, { seen: [], scores: [], add: ["a1", "a2"], remove: [] }, true, 7);
+    await settleMemberDelta(redis, keys(), { seen: [], scores: [], add: ["a1", "a2"], remove: [] }, true, 7);
     expect((await redis.smembers(`${P}s:gm:${G}`)).sort()).toEqual(["a1", "a2"]);
     expect(await redis.exists(`${P}s:gms:${G}`)).toBe(0);
   });

@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 2: "Group reconcile costs O(change)." The delta is computed inside Redis from the members
- * that changed since the group's last reconcile (groupMemberDelta-2.lua), so:
+ * that changed since the group's last reconcile (groupMemberDelta-n.lua), so:
  *   - a reconcile that runs after several PATCHes applies exactly their net difference (the SCIM layer's
  *     member delta is not lost on the way), in one add and one remove call;
  *   - a one-member change to a 50,000-member group looks at that member only (a probe of 50,000 members

@@ -6,7 +6,7 @@
   meanwhile (a member change bumps the version: writeGroup, deleteUser, deleteGroup of a member group)
   makes it answer STALE, and the caller stages again from the start.
 
-  The group's reconcile is told to look at every member ("*" in <P>s:gch:<id>, groupMemberDelta-2.lua)
+  The group's reconcile is told to look at every member ("*" in <P>s:gch:<id>, groupMemberDelta-n.lua)
   instead of one mark per member changed, so this call does not grow with the change either.
 
   Input:

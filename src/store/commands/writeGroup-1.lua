@@ -202,7 +202,7 @@ for s = 1, nDels, BATCH do removed = removed + redis.call('HDEL', gm, unpack(del
 if removed > 0 then size = size - removed; changed = true else dels, nDels = {}, 0 end
 for s = 1, nSets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(nSets, s + 2 * BATCH - 1))) end
 -- the members whose membership changed, for the group's reconcile (the delta is not lost between the
--- request and the reconcile: groupMemberDelta-2.lua), each with a change number; one HSET per BATCH
+-- request and the reconcile: groupMemberDelta-n.lua), each with a change number; one HSET per BATCH
 -- (a hash, not a sorted set: nothing reads them in order, and a ZADD of 256 members cost Redis ~0.6 µs
 -- more per member than this HSET, a fifth of this script under 256-member PATCHes)
 if nDels > 0 or nSets > 0 then

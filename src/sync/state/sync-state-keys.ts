@@ -8,7 +8,7 @@
  *   P s:gms:<id>      SET   a replacement of s:gm:<id> staged in slices, swapped in by one call (member-delta.ts)
  *   P s:gch:<id>      HASH  member id → change number: members whose membership of group <id> changed since
  *                           its last reconcile (earlier releases: ZSET s:gc:<id>, merged by the group's next
- *                           reconcile, groupMemberDelta-2.lua)
+ *                           reconcile, groupMemberDelta-n.lua)
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, keyStatus, keyCheckedAt, keyFingerprint
  *   P s:key-check:<f> STRING the worker checking the directory's platform key <f> (a fingerprint) now; deleted

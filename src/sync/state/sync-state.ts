@@ -26,7 +26,7 @@ import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
-import { readMemberDelta, settleMemberDelta, type MemberDelta, type SettledDelta } from "../../store/member-delta";
+import { readMemberDelta, settleMemberDelta, type MemberDelta, type MemberDeltaKeys, type SettledDelta } from "../../store/member-delta";
 import { MEMBER_SLICE, setMembers } from "../../store/member-slices";
 
 export type { MemberDelta } from "../../store/member-delta";
@@ -104,7 +104,7 @@ export class SyncStateStore {
    * "full" mode, from every SCIM and applied member), in slices (member-delta.ts).
    */
   async memberDelta(dir: string, groupId: string, full = false): Promise<MemberDelta> {
-    return readMemberDelta(this.scripts, this.changedMembersKeys(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, full);
+    return readMemberDelta(this.scripts, this.memberDeltaKeys(dir, groupId), full);
   }
 
   /**
@@ -124,7 +124,15 @@ export class SyncStateStore {
    * changed members looked at. Returns how many changed members are still waiting.
    */
   async settleMembers(dir: string, groupId: string, d: SettledDelta, replace = false): Promise<number> {
-    return settleMemberDelta(this.scripts, this.changedMembersKey(dir, groupId), new DirectoryKeys(this.keyPrefix, dir).prefix, groupId, d, replace);
+    return settleMemberDelta(this.scripts, this.memberDeltaKeys(dir, groupId), d, replace);
+  }
+
+  private memberDeltaKeys(dir: string, groupId: string): MemberDeltaKeys {
+    const k = this.keys(dir);
+    return {
+      changed: k.changedMembers(groupId), legacyChanged: k.legacyChangedMembers(groupId), members: new DirectoryKeys(this.keyPrefix, dir).groupMembers(groupId),
+      applied: k.appliedMembers(groupId), staged: k.stagedMembers(groupId), syncState: (m) => k.record("user", m),
+    };
   }
 
   /**

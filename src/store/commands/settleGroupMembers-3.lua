@@ -12,20 +12,18 @@
 
   Input:
     KEYS[1]  <P>s:gch:<g> (changed members: HASH member → change number)
-    ARGV[1]  <P>
-    ARGV[2]  group id
-    ARGV[3]  ""         add/remove to the applied set, settle seen
+    KEYS[2]  <P>s:gm:<g> (applied members)   KEYS[3]  <P>s:gms:<g> (their replacement being staged)
+    ARGV[1]  ""         add/remove to the applied set, settle seen
              "restage"  start the staged set afresh (a crashed run's stage is dropped) and add to it
              "stage"    add to the staged set
              "publish"  the staged set (none: empty) becomes the applied set; settle seen
              "replace"  a replacement that fits one slice: the applied set becomes `add` at once; settle seen
-    ARGV[4]  JSON {"seen": [...], "scores": [...], "add": [...], "remove": [...]} (scores: the change numbers seen)
+    ARGV[2]  JSON {"seen": [...], "scores": [...], "add": [...], "remove": [...]} (scores: the change numbers seen)
 
   Output: the number of changed members still waiting (the group's reconcile asks for another run when > 0)
 ]]
-local P, g, mode = ARGV[1], ARGV[2], ARGV[3]
-local applied, staged = P .. 's:gm:' .. g, P .. 's:gms:' .. g
-local d = cjson.decode(ARGV[4])
+local mode, applied, staged = ARGV[1], KEYS[2], KEYS[3]
+local d = cjson.decode(ARGV[2])
 if mode == 'restage' then redis.call('UNLINK', staged) end
 if mode == 'restage' or mode == 'stage' then
   if #d.add > 0 then redis.call('SADD', staged, unpack(d.add)) end
