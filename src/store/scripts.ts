@@ -1,8 +1,16 @@
 /**
  * Loads the Lua scripts of `commands/` (named `<name>-<numKeys>.lua`, BullMQ's convention, or `<name>-n.lua`
- * when the number of keys varies per call) as ioredis
- * custom commands, so they run with EVALSHA and are re-sent automatically after a Redis restart. A line
- * `-- @include <name>` pulls in `commands/includes/<name>.lua` (code several scripts share).
+ * when the number of keys varies per call: callers then pass the count first) as ioredis custom commands,
+ * so they run with EVALSHA and are re-sent automatically after a Redis restart. A line
+ * `-- @include <name>` pulls in `commands/includes/<name>.lua` (code several scripts share). This is the
+ * bridge's one way to run Lua: no script text in TypeScript, no plain EVAL.
+ *
+ * Every key a script touches comes in KEYS, built in TypeScript by the key builders (keys.ts and each
+ * concern's *-keys.ts), so Redis Cluster checks it against the slot the call was routed to. The one
+ * exception are keys a script finds in data (the ids an index holds, the groups a user is in), which no
+ * caller can name before the script runs: for those the caller passes the directory's prefix in KEYS, and
+ * the script appends the family's suffix. A script never builds a key from ARGV
+ * (test/store/lua-scripts.test.ts). Replies of write scripts become results and errors in script-replies.ts.
  */
 import fs from "node:fs";
 import path from "node:path";
