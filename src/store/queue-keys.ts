@@ -20,13 +20,12 @@
  *                         item does not stop its directory, and take one back when they run again. While
  *                         2 × `concurrency` wait, nothing more is admitted (a platform outage does not
  *                         pour the whole backlog into the shard).
- *   P q:hold       STRING set with a TTL while the platform asked the directory to wait (429 Retry-After):
- *                         no admission while it exists.
  *   P q:share      STRING how many resources the directory has admitted since it last had none admitted
  *                         for longer than SHARE_GRACE_MS (src/sync/admission/admission-store.ts; it expires then):
  *                         a busy directory's jobs get later turns in the shard by it (at most 64), so the
  *                         first jobs of a directory that was idle do not queue behind them.
- * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/sync/state/sync-state.ts).
+ * Pause (401 or an operator) is the `paused` field of `P s:meta` (src/sync/state/sync-state.ts); a hold (the
+ * platform's 429 Retry-After: no admission until then) its `hold` field, the time it ends (ms).
  */
 import { DirectoryKeys } from "./keys";
 
@@ -43,14 +42,12 @@ export class DirectoryQueueKeys {
   readonly backlog: string;
   readonly inflight: string;
   readonly retrying: string;
-  readonly hold: string;
   readonly share: string;
   constructor(keyPrefix: string, directoryId: string) {
     const p = new DirectoryKeys(keyPrefix, directoryId).prefix;
     this.backlog = `${p}q:backlog`;
     this.inflight = `${p}q:inflight`;
     this.retrying = `${p}q:retrying`;
-    this.hold = `${p}q:hold`;
     this.share = `${p}q:share`;
   }
 }

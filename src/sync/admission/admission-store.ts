@@ -36,11 +36,11 @@ export type SlotChange = "release" | "retrying" | "waiting";
 
 /** The admission scripts (src/store/commands/admission*.lua), as ioredis exposes them. */
 interface AdmissionCommands {
-  admissionAdmit(backlog: string, inflight: string, meta: string, hold: string, retrying: string, share: string, ...args: string[]): Promise<string[]>;
-  admissionEnqueue(backlog: string, inflight: string, meta: string, hold: string, retrying: string, share: string, ...args: string[]): Promise<string[]>;
+  admissionAdmit(backlog: string, inflight: string, meta: string, retrying: string, share: string, ...args: string[]): Promise<string[]>;
+  admissionEnqueue(backlog: string, inflight: string, meta: string, retrying: string, share: string, ...args: string[]): Promise<string[]>;
   admissionBacklogAdd(backlog: string, ...pairs: string[]): Promise<number>;
   admissionDispatch(numKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
-  admissionGate(meta: string, hold: string, retrying: string, inflight: string, member: string, now: string): Promise<[number, number]>;
+  admissionGate(meta: string, retrying: string, inflight: string, member: string, now: string): Promise<[number, number]>;
   admissionGiveBack(backlog: string, inflight: string, retrying: string, member: string, stamp: string, now: string): Promise<number>;
   admissionProbe(backlog: string, inflight: string, retrying: string, before: string): Promise<Array<number | string>>;
   admissionTouch(inflight: string, retrying: string, now: string, ...members: string[]): Promise<number>;
@@ -95,10 +95,10 @@ export class AdmissionStore {
     return new DirectoryQueueKeys(this.keyPrefix, dir);
   }
 
-  /** The six keys every admitting script takes first (includes/admit.lua). */
-  private admitKeys(dir: string): [string, string, string, string, string, string] {
+  /** The five keys every admitting script takes first (includes/admit.lua). */
+  private admitKeys(dir: string): [string, string, string, string, string] {
     const k = this.keys(dir);
-    return [k.backlog, k.inflight, this.state.metaKey(dir), k.hold, k.retrying, k.share];
+    return [k.backlog, k.inflight, this.state.metaKey(dir), k.retrying, k.share];
   }
 
   /**
@@ -253,18 +253,21 @@ export class AdmissionStore {
     await this.run.admissionTouch(k.inflight, k.retrying, String(now), ...members);
   }
 
-  /** Holds the directory's admission for `ms` (the platform's Retry-After). */
-  async hold(dir: string, ms: number): Promise<void> {
-    await this.redis.set(this.keys(dir).hold, "1", "PX", Math.max(1, Math.round(ms)));
+  /**
+   * Holds the directory's admission for `ms` (the platform's Retry-After): until then the meta's `hold`
+   * field (ms) stops admission, and the gate delays the directory's jobs that reach a worker.
+   */
+  async hold(dir: string, ms: number, now = Date.now()): Promise<void> {
+    await this.redis.hset(this.state.metaKey(dir), "hold", String(now + Math.max(1, Math.round(ms))));
   }
 
   /**
    * What a worker checks before running a job of the directory: paused, and how long it is still held; a
-   * reconcile back from a retry delay takes its slot again (`member`; "" for a resync).
+   * reconcile back from a retry delay takes its slot again (`member`; "" for a resync or a first run).
    */
   async gate(dir: string, member = "", now = Date.now()): Promise<{ paused: boolean; heldMs: number }> {
     const k = this.keys(dir);
-    const [paused, held] = await this.run.admissionGate(this.state.metaKey(dir), k.hold, k.retrying, k.inflight, member, String(now));
+    const [paused, held] = await this.run.admissionGate(this.state.metaKey(dir), k.retrying, k.inflight, member, String(now));
     return { paused: Number(paused) === 1, heldMs: Math.max(0, Number(held)) };
   }
 

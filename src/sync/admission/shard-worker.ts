@@ -52,7 +52,8 @@ export function startShardWorkers(
     }
     const reconcile = job.name === RECONCILE;
     const processor = lookup(dir);
-    const gate = await queues.admission.gate(dir, reconcile && processor ? memberOf(kind, id) : "");
+    // a reconcile back from a retry delay (an attempt failed) takes its lent slot back; a first run holds its own
+    const gate = await queues.admission.gate(dir, reconcile && processor && job.attemptsMade > 0 ? memberOf(kind, id) : "");
     const passesPause = !reconcile && !!(job.data as ResyncJobData).deprovision;
     if (!processor || (gate.paused && !passesPause)) {
       if (reconcile) {

@@ -15,7 +15,8 @@
  *                           the ZSET s:gc:<id>, which the group's next reconcile merges and deletes)
  *   P s:gcseq         STRING the change-number counter of the changed members
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
- *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt
+ *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, hold (ms: the admission's
+ *                           429 hold ends then, src/sync/admission/admission-store.ts)
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
  *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/platform-calls/shared-rate-limiter.ts)
  * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.

@@ -1,6 +1,6 @@
 --[[
   Adds members to a directory's backlog and admits what its free slots allow, in one command.
-  KEYS[1..6] the admission keys (includes/admit.lua)
+  KEYS[1..5] the admission keys (includes/admit.lua)
   ARGV[1] cap, ARGV[2] now (ms), ARGV[3] share grace (ms), then score/member pairs
   Returns admit's answer (includes/admit.lua).
 ]]
