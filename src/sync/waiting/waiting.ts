@@ -7,6 +7,7 @@
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
 import { DirectoryQueueKeys } from "../../store/queue-keys";
+import { SyncStateKeys } from "../state/sync-state-keys";
 
 /** Where one resource stands. */
 export interface Standing {
@@ -31,13 +32,13 @@ const iso = (score: string | null) => (score === null ? null : new Date(Number(s
 export async function standing(redis: RedisConnection, keyPrefix: string, dir: string, member: string): Promise<Standing> {
   const q = new DirectoryQueueKeys(keyPrefix, dir);
   const res = (await redis.pipeline().zrank(q.backlog, member).zcard(q.backlog).zscore(q.inflight, member)
-    .zscore(q.retrying, member).xlen(new DirectoryKeys(keyPrefix, dir).outbox).pttl(q.hold).zcard(q.inflight).exec()) ?? [];
+    .zscore(q.retrying, member).xlen(new DirectoryKeys(keyPrefix, dir).outbox).hget(new SyncStateKeys(keyPrefix, dir).meta, "hold").zcard(q.inflight).exec()) ?? [];
   const v = res.map(([err, value]) => { if (err) throw err; return value; });
   return {
     ahead: v[0] === null ? null : Number(v[0]), backlog: Number(v[1]),
     inFlightSince: iso(v[2] as string | null), retryingSince: iso(v[3] as string | null), outbox: Number(v[4]),
     running: Number(v[6]),
-    heldUntil: Number(v[5]) > 0 ? new Date(Date.now() + Number(v[5])).toISOString() : null,
+    heldUntil: Number(v[5] ?? 0) > Date.now() ? new Date(Number(v[5])).toISOString() : null,
   };
 }
 
