@@ -177,7 +177,9 @@ export class GroupStore {
     const k = this.keys(directoryId);
     const now = new Date().toISOString();
     const r = await settledWrite(this.writer, k.prefix, this.writeSettleMs, (rid, ttl) =>
-      this.writer.deleteGroup(k.groups, k.prefix, id, expectedVersion === undefined ? "" : String(expectedVersion), now, rid, ttl), this.replicaAck);
+      this.writer.deleteGroup(k.prefix, k.group(id), k.groupMembers(id), k.memberOf(id), k.groups, k.largeGroups, k.index("gns"), k.index("gn"),
+        k.index("gxs"), k.index("gx"), k.sortIndex("g", "dn"), k.sortIndex("g", "m"), k.outbox, k.request(rid),
+        id, expectedVersion === undefined ? "" : String(expectedVersion), now, ttl), this.replicaAck);
     acceptedReply("Group", id, r);
     this.signal.notify(directoryId);
   }

@@ -23,7 +23,8 @@ export interface StoreCommands {
   deleteUser(...keysThenArgs: string[]): Promise<string[]>;
   readUsers(numKeys: number, ...keysThenArgs: string[]): Promise<string[][]>;
   writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
-  deleteGroup(anchor: string, ...args: string[]): Promise<string[]>;
+  /** The 14 keys of deleteGroup-14.lua, then its arguments. */
+  deleteGroup(...keysThenArgs: string[]): Promise<string[]>;
   /** The 7 keys of stageGroupMembers-7.lua, then its arguments. */
   stageGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
   /** The 16 keys of publishGroupMembers-16.lua, then its arguments. */
