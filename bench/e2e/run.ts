@@ -484,8 +484,11 @@ async function main(): Promise<void> {
   const post = await fetch(`${bridgeUrl}/admin/directories/${DIR}/resync`, { method: "POST", headers: admin });
   if (post.status !== 202) throw new Error(`resync request answered ${post.status}`);
   let progress: Record<string, unknown>;
+  /** When the resync was first seen past its listing phase (plan computed, reconciles queued). */
+  let listedAt = 0;
   for (;;) {
     progress = (await (await fetch(`${bridgeUrl}/admin/directories/${DIR}/resync`, { headers: admin })).json()) as Record<string, unknown>;
+    if (!listedAt && progress.id && progress.id !== before.id && progress.phase !== "listing") listedAt = Date.now();
     if (progress.id && progress.id !== before.id && progress.status === "done") break;
     if (Date.now() - resyncStart > 120000) throw new Error(`resync not done after 120 s: ${JSON.stringify(progress)}`);
     await sleep(100);
@@ -493,6 +496,7 @@ async function main(): Promise<void> {
   const resyncMs = Date.now() - resyncStart;
   const rc = (await simGet<{ counters: SimCounters }>("/_sim/state")).counters;
   console.log(`\nno-drift resync: ${secs(resyncMs)} ${resyncMs < 5000 ? "(< 5 s ✓)" : "(≥ 5 s ✗)"}; platform writes ${rc.total.writes} ${rc.total.writes === 0 ? "✓" : "✗"}, reads ${rc.total.reads}; ` +
+    `listing and plan ${secs(listedAt - resyncStart)}, reconciles ${secs(resyncStart + resyncMs - listedAt)}; ` +
     `summary: total ${progress.total}, unchanged ${progress.unchanged}, created ${progress.created}, updated ${progress.updated}, deactivated ${progress.deactivated}, deleted ${progress.deleted}, failed ${progress.failed}`);
   console.log(`worker RSS after the resync: ${workerProcs.map((w) => mib(rssTree(w.proc.pid!))).join(" + ")}`);
 
