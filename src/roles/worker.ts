@@ -28,7 +28,7 @@ import { Ownership } from "../sync/ownership/ownership-store";
 import type { Metrics } from "../observability/metrics";
 import type { ReconcileContext } from "../sync/context";
 import { purgeDeleted } from "../sync/deleting/deleting";
-import { liftMissingKeyPause, pauseDirectory } from "../sync/control/directory-control";
+import { pauseDirectory } from "../sync/control/directory-control";
 import { ADVERTISE_MS, KeyVarStore } from "../sync/control/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
 import { withEmptyDesiredState } from "../sync/deleting/empty-desired";
@@ -163,8 +163,6 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       return;
     }
     notServed.delete(dir.id);
-    // a pause an earlier release wrote because some process lacked the key variable: this one has it
-    if (await liftMissingKeyPause(queues, state, dir.id)) log.warn("pause for a missing platform key variable lifted: this worker has the key");
     clients.set(dir.id, platform);
     const served: ReconcileContext = {
       dir, users, groups, state, platform, usage, claims, ownership, logger: log, brake: new DeprovisionBrake(redis, prefix, log),

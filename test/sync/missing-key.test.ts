@@ -1,8 +1,7 @@
 /**
  * A missing platform key variable pauses nothing it should not: a worker started without a directory's key
  * variable takes none of its jobs and says so (log, readiness `notServed`), and writes no shared pause; a
- * second worker that has the key syncs the directory, and lifts a pause an earlier release wrote for the
- * missing variable. Runtime directory creation refuses what `config check` refuses: a key variable no
+ * second worker that has the key syncs the directory. Runtime directory creation refuses what `config check` refuses: a key variable no
  * running worker holds, and plain http:// to a non-loopback host without allowPlainHttp.
  * Two sync runtimes on one Redis, the simulator over HTTP.
  */
@@ -24,8 +23,6 @@ let admin: express.Express;
 
 beforeAll(async () => {
   e = await startSyncEnv({ config: adminConfig, runtime: false });
-  // an earlier release's pause, written by a process that lacked the variable
-  await e.state.setMeta("em", { paused: "environment variable TEST_PLATFORM_KEY (the platform API key of directory em) is not set", pausedAt: new Date().toISOString() });
   keyless = await startSyncRuntime(e.config, createLogger("silent"), { env: { SOME_OTHER_VAR: "1" }, consumer: "keyless" });
   admin = express();
   admin.use("/admin", adminRouter({ config: e.config, redis: e.redis, queues: keyless.queues, registry: keyless.registry }));
@@ -57,7 +54,7 @@ describe("a worker without the key variable", () => {
     expect((await request(admin).get("/admin/directories/acme").set(auth)).status).toBe(404);
   });
 
-  it("should leave the directory's work to a worker that has the key, which syncs it and lifts the old pause", async () => {
+  it("should leave the directory's work to a worker that has the key, which syncs it", async () => {
     const alice = await e.scim("wf").post("/Users", userBody("keyless.alice@example.com"));
     expect(alice.status).toBe(201);
     const carol = await e.scim("em").post("/Users", userBody("keyless.carol"));
@@ -69,8 +66,7 @@ describe("a worker without the key variable", () => {
     const keyed = await e.startRuntime({ TEST_PLATFORM_KEY: PLATFORM_KEY });
     expect(keyed.notServed().size).toBe(0);
     await waitFor(async () => (await e.state.get("wf", "user", alice.body.id)).status === "synced", 15000, "alice synced by the keyed worker");
-    await waitFor(async () => (await e.state.get("em", "user", carol.body.id)).status === "synced", 15000, "carol synced once the old pause is lifted");
-    expect((await e.state.meta("em")).paused).toBeUndefined();
+    await waitFor(async () => (await e.state.get("em", "user", carol.body.id)).status === "synced", 15000, "carol synced by the keyed worker");
     expect((await e.simState()).scim.users.map((u) => u.userName)).toContain("keyless.alice@example.com");
   });
 

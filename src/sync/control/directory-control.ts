@@ -6,7 +6,6 @@
  */
 import type { SyncKind, SyncStateStore } from "../state/sync-state";
 import type { SyncQueues } from "../admission/queues";
-import { isMissingKeyPause } from "./pause-reason";
 
 /** Pauses a directory (all workers) and records why. */
 export async function pauseDirectory(state: SyncStateStore, dir: string, reason: string): Promise<void> {
@@ -17,18 +16,6 @@ export async function pauseDirectory(state: SyncStateStore, dir: string, reason:
 export async function resumeDirectory(queues: SyncQueues, state: SyncStateStore, dir: string): Promise<void> {
   await state.setMeta(dir, { paused: undefined, pausedAt: undefined });
   await queues.admit(dir);
-}
-
-/**
- * Lifts a pause written because a process lacked the directory's platform key variable (earlier releases
- * paused every worker for it); called by a worker that has the key. True when it lifted one.
- */
-export async function liftMissingKeyPause(queues: SyncQueues, state: SyncStateStore, dir: string): Promise<boolean> {
-  const meta = await state.meta(dir);
-  if (!meta.paused || !isMissingKeyPause(meta.paused)) return false;
-  await resumeDirectory(queues, state, dir);
-  await state.setMeta(dir, { keyStatus: undefined });
-  return true;
 }
 
 /** Re-queues failed items (all, or the ones given): status back to pending, reconcile enqueued. */

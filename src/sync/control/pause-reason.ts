@@ -1,5 +1,5 @@
 /**
- * The reason a directory is paused, said once (issue 14 §4): what the platform answered, the contract's
+ * The reason a directory is paused, said once: what the platform answered, the contract's
  * meaning of that answer, and whatever the platform's own message adds, without repeating the meaning
  * when the platform's message already starts with it.
  *   401 → `platform answered 401 (credential missing, malformed or expired): key expired`
@@ -17,11 +17,6 @@ function addedBy(message: string, meaning: string): string {
 /** Why a process cannot serve a directory: its platform key variable is not set there. */
 export function missingKeyReason(apiKeyEnv: string, directoryId: string): string {
   return `environment variable ${apiKeyEnv} (the platform API key of directory ${directoryId}) is not set`;
-}
-
-/** Is `reason` a missing key variable's (this release never pauses for one; earlier ones did, for every worker)? */
-export function isMissingKeyPause(reason: string): boolean {
-  return /^environment variable \S+ \(the platform API key of directory [^)]*\) is not set$/.test(reason);
 }
 
 /** Pause reason for a 401 ("401 means the credential is missing, malformed or expired"). */
