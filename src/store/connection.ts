@@ -5,7 +5,8 @@
  *
  * Two roles:
  *   store  request-serving code: no offline queue and one retry, so while Redis is unreachable a SCIM
- *          request gets 503 + Retry-After at once instead of hanging; and auto-pipelining (below);
+ *          request gets 503 + Retry-After at once instead of hanging; no auto-pipelining: its socket writes
+ *          are coalesced per loop turn instead (roleOptions, below);
  *   queue  BullMQ queues and workers, the dispatcher, the operator surface: BullMQ requires
  *          `maxRetriesPerRequest: null` ("connection.maxRetriesPerRequest must be null"), and the offline
  *          queue lets workers ride out a Redis restart or a failover.
@@ -50,14 +51,11 @@ function tlsOf(s: RedisSettings): TlsOptions | undefined {
 /**
  * The store connection coalesces its socket writes per loop turn (write-coalescing.ts): the commands that
  * concurrent SCIM requests send in one turn leave in one socket write, and each reply is handled as soon
- * as it arrives. It does not auto-pipeline: ioredis keeps one auto-pipelined batch in flight per
- * connection (commands sent meanwhile wait for the whole batch to be answered) and answers a batch's
- * commands only once its last reply is in, so every request waited for its whole batch, and for the one
- * before it. bench/scim §4 (256-member PATCHes into a 50,000-member group, 50 clients, server role alone),
- * 4 alternating rounds: p50 29.9–31.6 → 21.7–24.1 ms, p99 57.3–61.1 → 45.8–53.4 ms, 1,604–1,740 →
- * 1,962–2,196 PATCHes/s, server CPU per PATCH 0.44–0.49 → 0.38–0.43 ms. Auto-pipelining was chosen for its
- * fewer socket writes (16% less CPU per `userName eq` lookup than one write per command); coalescing keeps
- * those. Queue connections are BullMQ's and are left as they are.
+ * as it arrives. Auto-pipelining is off (`enableAutoPipelining: false`): ioredis keeps one auto-pipelined
+ * batch in flight per connection (commands sent meanwhile wait for the whole batch to be answered) and
+ * answers a batch's commands only once its last reply is in, so every request would wait for its whole
+ * batch and the one before it; coalescing keeps the few socket writes without that wait (bench/scim
+ * measures it). Queue connections are BullMQ's and are left as they are.
  */
 function roleOptions(role: ConnectionRole, commandTimeoutMs: number): RedisOptions {
   return role === "store"
@@ -84,9 +82,8 @@ type SendArgs = Parameters<Cluster["sendCommand"]>;
 /**
  * The first key of a command, by which it is routed. EVAL and EVALSHA, the commands of every script of the
  * bridge and of BullMQ, carry it right after the script and the number of keys ("EVALSHA sha1 numkeys [key
- * [key ...]] [arg [arg ...]]", Redis command reference), so it is read there; `getKeys` builds the list of
- * every key of the command through @ioredis/commands, 1.9 s of a worker's 130 s of CPU in bench/scale's
- * full-size cluster run, for the one key routing needs.
+ * [key ...]] [arg [arg ...]]", Redis command reference), so it is read there rather than through `getKeys`,
+ * which builds the list of every key of the command through @ioredis/commands for the one key routing needs.
  */
 function firstKey(command: SendArgs[0]): string | Buffer | undefined {
   if (command.name === "evalsha" || command.name === "eval") {
@@ -160,8 +157,9 @@ class BridgeCluster extends Cluster {
    * must go again (`rejectOrReroute`), and for everything else (no key, a pipeline, a node not ready, subscriber
    * commands). ioredis's path allocates per command a closure, a `reject` override and a WeakSet entry, so
    * that it can resend the command on a redirection; most commands never need it. `npm run
-   * bench:cluster-client` (one-master cluster, 5 rounds): client CPU per command 22.5 µs against 31.9
-   * µs before (ioredis's own Cluster 34.1, a single node 18.1–21.6).
+   * bench:cluster-client` measures the client CPU per command against ioredis's own Cluster. These are
+   * ioredis internals (`connectionPool`, a Command's `slot` and `reject`): test/store/cluster-internals.test.ts
+   * fails when an ioredis release changes them.
    */
   override sendCommand(command: SendArgs[0], stream?: SendArgs[1], node?: SendArgs[2]): unknown {
     const c = command as unknown as FastRouted;
@@ -233,10 +231,8 @@ export function createRedisConnection(settings: RedisSettings | string, role: Co
     const options: ClusterOptions = {
       redisOptions: base,
       enableOfflineQueue: base.enableOfflineQueue,
-      // No auto-pipelining (roleOptions). On a cluster it also builds a Pipeline per node and tick, and
-      // hashes every command's key three times (to batch it, to check the pipeline, to route the
-      // pipeline). bench/scale on a 3-master cluster, 500 directories, 3 alternating pairs: the server's
-      // CPU for the same push 21.3–22.8 s with coalesced writes against 23.2–25.9 s auto-pipelined.
+      // No auto-pipelining (roleOptions). On a cluster it would also build a Pipeline per node and tick, and
+      // hash every command's key three times (to batch it, to check the pipeline, to route the pipeline).
       enableAutoPipelining: false,
       clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
       // during a failover the slot's master is gone until a replica is promoted: retry the command meanwhile
