@@ -5,9 +5,6 @@
  *                                   last took them, scored by when they were first named (ZPOPMIN: oldest
  *                                   news first; an idle dispatcher waits on it with BZPOPMIN)
  *
- * (Earlier releases kept a SET at <keyPrefix>:outbox:changed, on Redis Cluster only; the dispatcher deletes
- * it at start. Signals lost with it wait for the next full poll.)
- *
  * The dispatcher reads only the outboxes named here, one command each, on single Redis, Sentinel and
  * Redis Cluster alike. Reading them all at once is not possible on a cluster: one command may only name
  * keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"), and every directory's outbox
@@ -40,11 +37,6 @@ export function outboxSignalOf(redis: RedisConnection, keyPrefix: string): Outbo
 /** Key of the sorted set. */
 export function outboxSignalKey(keyPrefix: string): string {
   return `${keyPrefix}:outbox:news`;
-}
-
-/** Key of the SET earlier releases kept instead (deleted by the dispatcher at start). */
-export function legacyOutboxSignalKey(keyPrefix: string): string {
-  return `${keyPrefix}:outbox:changed`;
 }
 
 /** Announces and takes directories whose outbox has new entries. */

@@ -57,10 +57,9 @@ export async function handleFailure(err: unknown, job: Job, token: string | unde
     case "wait": {
       // A delayed job comes back into its shard with the priority it has, and a group's first turn is often
       // earlier than those of the users it waits for (admitted after it, or while its directory's share
-      // was higher): re-run every delayMs at that turn, the waiting groups of many directories took every run
-      // of a shard's worker, and the users they waited for never ran (bench/scale on Redis Cluster: 2,700
-      // groups waiting at turn 17, user jobs at 21–24 still queued 20 minutes on). At its directory's last
-      // turn it goes after every job its directory has in the shard, first in first out among equals.
+      // was higher): re-run at that turn, waiting groups could take every run of a shard's worker while the
+      // users they wait for never run. At its directory's last turn it goes after every job its directory
+      // has in the shard, first in first out among equals.
       const priority = d.waitPriority?.();
       if (priority !== undefined && job.priority !== priority) await job.changePriority({ priority });
       await job.moveToDelayed(Date.now() + (err as WaitError).delayMs, token);

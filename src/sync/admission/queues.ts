@@ -93,16 +93,15 @@ export class SyncQueues {
    * `keepLastIfActive`, so a job added again for a resource whose job still exists (recovery) is harmless.
    * If the shard refuses, the members go back into the backlog: nothing is lost.
    *
-   * Issue 12 §2: "fair turns between directories of a shard so one directory's 50,000-user resync cannot
-   * starve a 5-user change of another". Admission caps each directory's jobs in the shard; the job's
+   * Fair turns between the directories of a shard, so one directory's 50,000-user resync cannot starve a
+   * 5-user change of another (admission.md). Admission caps each directory's jobs in the shard; the job's
    * priority is its turn (the directory's 1st, 2nd… job in flight), and BullMQ runs lower priorities first
    * (FIFO within one): a directory's first job waits only for other directories' first jobs, not behind
    * the 2nd–`concurrency`th jobs of every directory admitted before it.
    *
-   * A turn alone restarts at 1 whenever a directory's jobs finish, so a directory with a steady backlog had
-   * a turn-1 job queued at all times, and one that arrived later queued its first job behind those of
-   * every busy directory (bench/scale: the directories pushed last waited 2.3× the median for their first
-   * sync). So the turn is made later by the directory's share: the jobs it has admitted since it last had
+   * A turn alone restarts at 1 whenever a directory's jobs finish, so a directory with a steady backlog
+   * would have a turn-1 job queued at all times, and one that arrives later would queue its first job behind
+   * those of every busy directory. So the turn is made later by the directory's share: the jobs it has admitted since it last had
    * none in flight for longer than a few seconds (SHARE_GRACE_MS: a directory whose IdP pushes a change every
    * second is busy, even when each change was done before the next came), at most SHARE_CAP. A directory
    * that was idle goes before the busy ones' next jobs; a busy one is at most SHARE_CAP turns behind, and
@@ -264,8 +263,8 @@ export class SyncQueues {
     const probes = await this.admission.probe(dirs, Date.now() - olderThanMs);
     const toAdmit = new Set(dirs.filter((d) => probes.get(d)!.backlog > 0));
     const stale = [...probes].filter(([, p]) => p.old.length > 0);
-    // a few directories at a time: one after the other, 1,000 directories with admissions in their shards
-    // (bench/scale's push) were thousands of round trips in a row every sweep
+    // a few directories at a time: one after the other, a thousand directories with admissions in their
+    // shards would be thousands of round trips in a row every sweep
     await inLanes(stale, RECOVERY_LANES, async ([dir, { old }]) => {
       const queue = this.queueOf(dir);
       const jobs = await Promise.all(old.map(({ member }) => {
@@ -276,8 +275,7 @@ export class SyncQueues {
       for (const [i, seen] of old.entries()) {
         if (jobs[i]) alive.push(seen.member);
         // only the admission read above: a job that finished since was released (and perhaps admitted
-        // again), and putting it back would run it once more for nothing (bench/scale: ~0.5 spurious
-        // reconcile per user at 1,000 directories, 1.7× the worker's CPU on the cluster)
+        // again), and putting it back would run it once more for nothing
         else if (await this.admission.giveBack(dir, seen)) {
           requeued++;
           toAdmit.add(dir);

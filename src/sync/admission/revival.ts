@@ -1,5 +1,5 @@
 /**
- * Outage casualties recover by themselves (issue 9 item 6): an item whose retries ran out on transient
+ * Outage casualties recover by themselves: an item whose retries ran out on transient
  * errors (5xx, timeouts, connection failures) is queued again
  *   - on a slow schedule: `sync.reviveBaseMs` after it failed, then twice as long each time it fails again,
  *     up to `sync.reviveMaxMs` (hours);

@@ -77,9 +77,8 @@ export function startShardWorkers(
     // A reconcile that completes frees its admission slot (admitting the directory's next resource into the
     // shard) before BullMQ completes its job, not on the "completed" event after: BullMQ's moveToCompleted
     // takes the Worker place's next job in the same command, so it now finds the job just admitted. Freed
-    // after, the place found nothing there and waited on the shard's marker (a blocking wake-up plus a
-    // moveToActive round trip per job). bench/e2e, one worker, no platform limit: 1,679–1,892 → 1,989–2,182
-    // calls/s (median of the busy seconds, 3 runs each). A closing worker admits nothing it would not run:
+    // after, the place would find nothing there and wait on the shard's marker (a blocking wake-up plus a
+    // moveToActive round trip per job). A closing worker admits nothing it would not run:
     // what it admitted now could not be added to the shard and would hold a slot until the admission recovery.
     const runAndFree = async (job: Job, token?: string): Promise<string> => {
       const result = await run(job, token);
