@@ -1,7 +1,9 @@
 /**
  * The state of a directory's sync as an operator wants it in seconds: counts by sync status, queue depth,
  * last successful sync, why it is paused, external-user usage against the account limit, the latest
- * resync, and one word for the whole (in sync / syncing / failing / paused).
+ * resync, whether the platform answers, the age of the oldest change that waits, and one word for the whole
+ * (in sync / syncing / failing / paused / platform unreachable). Read from Redis only (no queue client),
+ * so `scim-bridge status` answers without loading BullMQ.
  */
 import type { Config } from "../config/schema";
 import { metricsSaltKey } from "../store";
@@ -10,8 +12,12 @@ import type { ResyncProgress } from "../sync/resync/resync";
 import type { OpsContext } from "./ops-context";
 import { DirectoryLabels } from "../observability/directory-labels";
 import { platformHealthy } from "../sync/control/key-check";
+import { oldestWaiting } from "../sync/waiting/waiting";
 
-export type Health = "in sync" | "syncing" | "failing" | "paused" | "disabled";
+export type Health = "in sync" | "syncing" | "failing" | "paused" | "platform unreachable" | "disabled";
+
+/** What the status reads: the operator context without its queues. */
+export type StatusSource = Pick<OpsContext, "config" | "redis" | "registry" | "users" | "groups" | "state" | "resyncs" | "usage">;
 
 export interface DirectoryStatus {
   id: string;
@@ -26,7 +32,16 @@ export interface DirectoryStatus {
   users: number;
   groups: number;
   items: Record<SyncStatus, number>;
-  queue: { waiting: number; active: number; delayed: number; failed: number; paused: boolean };
+  /**
+   * waiting: resources in the backlog (a paused directory's too); outbox: changes accepted from the IdP not
+   * yet taken into it; active: admitted and not finished (running or waiting out a retry delay); failed:
+   * failed for good (the sync state).
+   */
+  queue: { waiting: number; outbox: number; active: number; delayed: number; failed: number; paused: boolean };
+  /** The age of what waits: the oldest change not yet applied, and how many wait (outbox + backlog + active). */
+  lag: { oldestWaitingSince: string | null; ageMs: number; waiting: number };
+  /** Whether the platform answers the directory's calls: `unreachableSince` the first unanswered call (no answer or 5xx) since the last success. */
+  platform: { reachable: boolean; unreachableSince: string | null };
   lastSyncAt: string | null;
   paused: { reason: string; at: string | null } | null;
   /** Platform health: the key's last verification or, since, a successful call (`healthy`: status "ok"). */
@@ -52,19 +67,17 @@ export function scimBaseUrl(config: Config, id: string): string {
 }
 
 /** Status of one directory. */
-export async function directoryStatus(c: OpsContext, id: string): Promise<DirectoryStatus> {
+export async function directoryStatus(c: StatusSource, id: string): Promise<DirectoryStatus> {
   const entry = c.registry.get(id);
   if (!entry) throw new Error(`unknown directory "${id}"`);
   const dir = entry.dir;
-  const [items, users, groups, depth, meta, resync] = await Promise.all([
-    c.state.counts(id), c.users.count(id), c.groups.count(id), c.queues.depth(id),
-    c.state.meta(id), c.resyncs.progress(id),
+  const [items, users, groups, meta, resync] = await Promise.all([
+    c.state.counts(id), c.users.count(id), c.groups.count(id), c.state.meta(id), c.resyncs.progress(id),
   ]);
   const isPaused = meta.paused !== undefined;
-  // waiting: the directory's backlog (not yet admitted into its shard); active: admitted and not finished
-  // (running, or waiting out a retry delay in the shard); failed: items failed for good (the sync state)
-  const waiting = depth.backlog;
-  const queueView = { waiting, active: depth.admitted, delayed: 0, failed: items.failed, paused: isPaused };
+  const w = await oldestWaiting(c.redis, c.config.redis.keyPrefix, id, meta.pausedAt);
+  const waiting = w.backlog;
+  const queueView = { waiting, outbox: w.outbox, active: w.admitted, delayed: 0, failed: items.failed, paused: isPaused };
   let externalUsers: DirectoryStatus["externalUsers"];
   if (dir.target === "embed" && dir.embed) {
     const used = await c.usage.count(dir.platform.baseUrl);
@@ -72,19 +85,24 @@ export async function directoryStatus(c: OpsContext, id: string): Promise<Direct
     externalUsers = { used, limit, percent: Math.round((used / limit) * 1000) / 10, warning: used >= limit * 0.9 };
   }
   const paused = meta.paused ? { reason: meta.paused, at: meta.pausedAt ?? null } : null;
-  const busy = items.pending > 0 || waiting + queueView.active + queueView.delayed > 0 || resync.status === "running";
-  const health: Health = entry.disabled ? "disabled" : paused || isPaused ? "paused" : items.failed > 0 ? "failing" : busy ? "syncing" : "in sync";
+  const busy = items.pending > 0 || w.waiting > 0 || resync.status === "running";
+  const unreachableSince = meta.unreachableSince ?? null;
+  // an outage is said as one, not as "syncing": nothing moves until the platform answers
+  const health: Health = entry.disabled ? "disabled" : paused || isPaused ? "paused" : unreachableSince ? "platform unreachable"
+    : items.failed > 0 ? "failing" : busy ? "syncing" : "in sync";
   return {
     id, displayName: dir.displayName, target: dir.target, source: entry.source, disabled: entry.disabled, scimBaseUrl: scimBaseUrl(c.config, id), health, users, groups, items, queue: queueView,
     lastSyncAt: meta.lastSyncAt ?? null, paused: paused ?? (isPaused ? { reason: "paused by an operator", at: null } : null),
     platformKey: { status: meta.keyStatus ?? "unchecked", healthy: platformHealthy(meta.keyStatus), checkedAt: meta.keyCheckedAt ?? null },
+    lag: { oldestWaitingSince: w.since, ageMs: w.ageMs, waiting: w.waiting },
+    platform: { reachable: !unreachableSince, unreachableSince },
     metricsLabel: await new DirectoryLabels(c.redis, metricsSaltKey(c.config.redis.keyPrefix)).label(id).catch(() => null),
     ...(externalUsers ? { externalUsers } : {}), resync,
   };
 }
 
 /** Failed items of a directory with the platform's message (the dead letter), newest first. */
-export async function failedItems(c: OpsContext, id: string, limit = 500): Promise<FailedItem[]> {
+export async function failedItems(c: StatusSource, id: string, limit = 500): Promise<FailedItem[]> {
   const out: FailedItem[] = [];
   for (const { kind, id: itemId } of (await c.state.inStatus(id, "failed")).slice(0, limit)) {
     const st = await c.state.get(id, kind, itemId);

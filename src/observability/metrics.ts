@@ -36,6 +36,8 @@ export interface Metrics {
   externalUsers: Gauge<"directory">;
   paused: Gauge<"directory">;
   platformHealthy: Gauge<"directory">;
+  platformUnreachableSince: Gauge<"directory">;
+  oldestWaiting: Gauge<"directory">;
   deprovisionsHeld: Gauge<"directory" | "source">;
 }
 
@@ -66,6 +68,8 @@ export function createMetrics(): Metrics {
     externalUsers: new Gauge({ name: "external_users", help: "External users provisioned on the directory's platform account (embed)", labelNames: ["directory"], registers: r }),
     paused: new Gauge({ name: "directory_paused", help: "1 while a directory's sync is paused (e.g. platform 401)", labelNames: ["directory"], registers: r }),
     platformHealthy: new Gauge({ name: "platform_healthy", help: "1 while a directory's platform key works (verified, or the last call succeeded)", labelNames: ["directory"], registers: r }),
+    platformUnreachableSince: new Gauge({ name: "platform_unreachable_since_seconds", help: "Unix time of the first unanswered platform call (no answer or 5xx) since the last success; 0 while the platform answers", labelNames: ["directory"], registers: r }),
+    oldestWaiting: new Gauge({ name: "sync_oldest_waiting_seconds", help: "Age of the oldest change that waits to be applied (outbox, backlog or running); 0 when nothing waits", labelNames: ["directory"], registers: r }),
     deprovisionsHeld: new Gauge({ name: "deprovisions_held", help: "Deprovisions held for an operator's confirmation, by what held them (resync, brake)", labelNames: ["directory", "source"], registers: r }),
   };
 }

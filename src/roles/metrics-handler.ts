@@ -1,6 +1,6 @@
 /**
  * /metrics: refreshes the gauges read from Redis (queue depth, items by status, external users, paused,
- * platform health, deprovisions held) before a scrape. With `metrics.tokenHashes` it asks for one of those tokens and labels
+ * platform health, platform unreachable since, age of the oldest waiting change, deprovisions held) before a scrape. With `metrics.tokenHashes` it asks for one of those tokens and labels
  * by directory id; without, it is open and every directory id is replaced by its opaque label.
  */
 import type { RequestHandler } from "express";
@@ -12,6 +12,7 @@ import { metricsAuth } from "../auth/metrics-auth";
 import { DirectoryLabels } from "../observability/directory-labels";
 import { platformHealthy } from "../sync/control/key-check";
 import { heldByBrake } from "../sync/brake/brake";
+import { oldestWaiting } from "../sync/waiting/waiting";
 
 export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
   for (const d of c.registry.enabled()) {
@@ -21,7 +22,9 @@ export async function refreshGauges(c: OpsContext, m: Metrics): Promise<void> {
     m.queueDepth.set({ directory: d.id, state: "admitted" }, depth.admitted);
     for (const s of SYNC_STATUSES) m.syncItems.set({ directory: d.id, status: s }, items[s]);
     m.paused.set({ directory: d.id }, meta.paused ? 1 : 0);
-    m.platformHealthy.set({ directory: d.id }, platformHealthy(meta.keyStatus) ? 1 : 0);
+    m.platformHealthy.set({ directory: d.id }, platformHealthy(meta.keyStatus) && !meta.unreachableSince ? 1 : 0);
+    m.platformUnreachableSince.set({ directory: d.id }, meta.unreachableSince ? Math.floor(Date.parse(meta.unreachableSince) / 1000) : 0);
+    m.oldestWaiting.set({ directory: d.id }, (await oldestWaiting(c.redis, c.config.redis.keyPrefix, d.id, meta.pausedAt)).ageMs / 1000);
     m.deprovisionsHeld.set({ directory: d.id, source: "resync" }, resync.status === "awaiting-confirmation" ? resync.held : 0);
     m.deprovisionsHeld.set({ directory: d.id, source: "brake" }, await heldByBrake(c.redis, c.config.redis.keyPrefix, d.id));
     if (d.target === "embed") m.externalUsers.set({ directory: d.id }, await c.usage.count(d.platform.baseUrl));

@@ -32,6 +32,8 @@ import { pauseDirectory } from "../sync/control/directory-control";
 import { ADVERTISE_MS, KeyVarStore } from "../sync/control/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
 import { withEmptyDesiredState } from "../sync/deleting/empty-desired";
+import { PlatformReach } from "../sync/platform-calls/reachability";
+import { startChartSampler } from "../sync/waiting/chart-sampler";
 import { createDirectoryPlatform } from "../sync/platform-calls/directory-platform";
 import { OutboxDispatcher } from "../sync/admission/dispatcher";
 import { ExternalUserUsage } from "../sync/ownership/external-user-usage";
@@ -124,15 +126,8 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   // platform calls, sync lag and queue depth of the status page's charts: summed here, written once a second
   const counters = new MinuteCounters(redis, prefix, COUNTER_FLUSH_MS);
   let dispatcher: OutboxDispatcher | undefined;
-  // queue depth for the status page's charts, sampled by every worker (each minute keeps the highest); an
-  // empty queue is not written: a minute with nothing recorded is a 0 on the chart already, and an idle
-  // directory then costs one probe every 15 s, not a counter write too
-  const sampler = setInterval(() => {
-    queues.admission.probe([...processors.keys()])
-      .then((probes) => { for (const [id, p] of probes) if (p.backlog + p.admitted > 0) void counters.max(id, "queue", p.backlog + p.admitted).catch(() => undefined); })
-      .catch(() => undefined);
-  }, 15_000);
-  sampler.unref();
+  // queue depth and lag (the age of the oldest waiting change) for the status page's charts
+  const sampler = startChartSampler({ redis, keyPrefix: prefix, state, counters, probe: (dirs) => queues.admission.probe(dirs), directories: () => [...processors.keys()] });
   let closing = false;
   const notServed = new Map<string, string>();
   // the key variables this process holds, for runtime directory creation (src/sync/key-vars/)
@@ -151,9 +146,11 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
     const s = config.sync;
     const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
       { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs }, log);
+    const reach = new PlatformReach(state, dir.id);
     const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
       if (status >= 200 && status < 300) monitor?.succeeded();
       revival.onCall(status);
+      reach.onCall(status);
     }, pools, counters);
     if (typeof platform === "string") {
       // a problem of this process only (its environment): another worker may hold the key, so nothing shared

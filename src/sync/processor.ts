@@ -88,8 +88,6 @@ export function createProcessor(d: ProcessorDeps): DirectoryProcessor {
       const outcome = await reconcile(jobCtx, kind, id);
       // the bookkeeping after a reconcile goes out together: one round trip, not one per write
       const writes = [record({ type: "applied", outcome }), resyncs.settle(dirId, `${kind}:${id}`, outcome)];
-      // sync lag for the status page: from the job being queued to its reconcile done
-      d.counters?.max(dirId, "lag", Date.now() - job.timestamp).catch(() => undefined);
       if (outcome !== "unchanged" && Date.now() - lastSyncWrite >= 1000) {
         lastSyncWrite = Date.now();
         writes.push(ctx.state.setMeta(dirId, { lastSyncAt: new Date().toISOString() }));

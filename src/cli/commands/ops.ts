@@ -14,8 +14,19 @@ export async function statusCommand(b: OpsBackend, json: boolean, out: (s: strin
   if (!all.length) { out("no directories configured"); return; }
   for (const d of all) {
     const ext = d.externalUsers ? ` external users ${d.externalUsers.used}/${d.externalUsers.limit}` : "";
-    out(`${d.id.padEnd(16)} ${d.health.padEnd(8)} synced ${d.items.synced} pending ${d.items.pending} failed ${d.items.failed} deprovisioned ${d.items.deprovisioned} · queue ${d.queue.waiting}+${d.queue.active}+${d.queue.delayed} · last sync ${d.lastSyncAt ?? "never"}${ext}${d.paused ? ` · PAUSED: ${d.paused.reason}` : ""}`);
+    // what waits, and for how long: a paused or cut-off directory's backlog is what its users wait for
+    const waits = d.lag.waiting ? `waiting ${d.lag.waiting} (backlog ${d.queue.waiting}, outbox ${d.queue.outbox}, running ${d.queue.active}), oldest ${age(d.lag.ageMs)}` : "nothing waiting";
+    const down = d.platform.unreachableSince ? ` · PLATFORM UNREACHABLE since ${d.platform.unreachableSince}` : "";
+    out(`${d.id.padEnd(16)} ${d.health.padEnd(8)} synced ${d.items.synced} pending ${d.items.pending} failed ${d.items.failed} deprovisioned ${d.items.deprovisioned} · ${waits} · last sync ${d.lastSyncAt ?? "never"}${ext}${down}${d.paused ? ` · PAUSED: ${d.paused.reason}` : ""}`);
   }
+}
+
+/** A duration as a person reads it: 850 ms, 42 s, 7 min, 3.5 h. */
+function age(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
 /** `retry-failed <dir>`. */

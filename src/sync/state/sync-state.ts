@@ -16,7 +16,8 @@
  *   P s:gcseq         STRING the change-number counter of the changed members
  *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, hold (ms: the admission's
- *                           429 hold ends then, src/sync/admission/admission-store.ts)
+ *                           429 hold ends then, src/sync/admission/admission-store.ts), unreachableSince (the
+ *                           platform has not answered since; src/sync/platform-calls/reachability.ts)
  *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
  *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/platform-calls/shared-rate-limiter.ts)
  * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.
@@ -279,6 +280,12 @@ export class SyncStateStore {
     await this.redis.del(this.keys(dir).keyCheck(fingerprint));
   }
 
+  /** Sets one field of the sync meta unless it is set (HSETNX): true when this call set it. */
+  async setMetaIfAbsent(dir: string, field: string, value: string): Promise<boolean> {
+    return (await this.redis.hsetnx(this.metaKey(dir), field, value)) === 1;
+  }
+
+  /** Sets (or, for `undefined`, deletes) directory-level fields of the sync meta. */
   async setMeta(dir: string, fields: Record<string, string | undefined>): Promise<void> {
     const set = Object.entries(fields).filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, v as string]);
     const del = Object.entries(fields).filter(([, v]) => v === undefined).map(([f]) => f);

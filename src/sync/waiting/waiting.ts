@@ -48,8 +48,14 @@ export interface OldestWaiting {
   since: string | null;
   /** Its age at the time of the read (0 when nothing waits). */
   ageMs: number;
-  /** Changes in the outbox plus resources in the backlog, admitted and retrying. */
+  /** Changes in the outbox plus resources in the backlog and admitted (running or retrying). */
   waiting: number;
+  /** Changes accepted from the IdP not yet taken into the backlog. */
+  outbox: number;
+  /** Resources waiting for a turn (a paused directory's included). */
+  backlog: number;
+  /** Resources admitted into the shard and not finished: running, about to run, or waiting out a retry delay. */
+  admitted: number;
 }
 
 /**
@@ -72,9 +78,10 @@ export async function oldestWaiting(redis: RedisConnection, keyPrefix: string, d
   if (first) times.push(Number(first[0].split("-")[0]));
   for (const i of [2, 5, 7]) { const pair = v[i] as string[]; if (pair.length === 2) times.push(Number(pair[1])); }
   if (Number(v[3]) > 0) times.push(pausedAt ? Date.parse(pausedAt) : now);
-  const waiting = Number(v[1]) + Number(v[4]) + Number(v[6]) + Number(v[8]);
+  const counts = { outbox: Number(v[1]), backlog: Number(v[4]), admitted: Number(v[6]) + Number(v[8]) };
+  const waiting = counts.outbox + counts.backlog + counts.admitted;
   const valid = times.filter((t) => Number.isFinite(t) && t > 0);
-  if (!waiting || !valid.length) return { since: null, ageMs: 0, waiting };
+  if (!waiting || !valid.length) return { since: null, ageMs: 0, waiting, ...counts };
   const oldest = Math.min(...valid);
-  return { since: new Date(oldest).toISOString(), ageMs: Math.max(0, now - oldest), waiting };
+  return { since: new Date(oldest).toISOString(), ageMs: Math.max(0, now - oldest), waiting, ...counts };
 }
