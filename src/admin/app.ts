@@ -47,6 +47,7 @@ import { directoryAdminRoutes } from "./directory-admin";
 import { requestLogPages, requestLogRoutes } from "./request-log-routes";
 import { itemApi, itemPages } from "./item-routes";
 import { itemHref } from "./item-page";
+import { explainPages } from "./explain-page";
 import { securityHeaders } from "./security-headers";
 import { brakeRoutes } from "./brake-routes";
 import { keepNameRoutes } from "./keep-name-routes";
@@ -163,7 +164,7 @@ export function adminRouter({ config, redis, queues, logger, registry }: AdminDe
   r.use(signedIn, unforged);
   r.use(readNotice()); // the outcome of the action just taken, on the page it leads to
   r.use(statusRoutes(c));
-  r.use("/status", itemPages(c), requestLogPages(c));
+  r.use("/status", itemPages(c), explainPages(c, logger), requestLogPages(c));
   r.use("/directories", directoryAdminRoutes(c), itemApi(c), requestLogRoutes(c), directoriesApi(c, logger));
   r.post("/ownership/handover", async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;

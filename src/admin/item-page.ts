@@ -24,6 +24,11 @@ export interface SearchHit {
   name: string;
 }
 
+/** The form that runs a resource's reconcile now and shows each step (explain-page.ts). */
+export function syncNowForm(dir: string, kind: string, id: string): string {
+  return `<form method="post" action="${itemHref(dir, kind, id)}/sync-now" data-sync-now>${formTokenField()}<button type="submit">Sync now</button></form>`;
+}
+
 /** The link to an item's view. */
 export function itemHref(directory: string, kind: string, id: string): string {
   return `/admin/status/${encodeURIComponent(directory)}/${kind === "group" ? "groups" : "users"}/${encodeURIComponent(id)}`;
@@ -70,7 +75,9 @@ ${v.exists ? "" : "<p>Not in the directory's store (deleted, or never received).
 <tr><th>Platform id</th><td class="msg">${esc(s.platformId ?? "—")}</td></tr>
 <tr><th>Id</th><td class="msg">${esc(v.id)}</td></tr>
 </tbody></table>
-${s.status === "failed" ? `<form method="post" action="/admin/directories/${esc(v.directory)}/items/${esc(v.kind)}/${esc(v.id)}/retry">${formTokenField()}<button type="submit">Retry</button></form>` : ""}
+<p class="item-actions"><a href="${itemHref(v.directory, v.kind, v.id)}/explain" data-explain>Explain: why ${s.status === "synced" ? "is it" : "isn't it"} in sync?</a>
+${syncNowForm(v.directory, v.kind, v.id)}
+${s.status === "failed" ? `<form method="post" action="/admin/directories/${esc(v.directory)}/items/${esc(v.kind)}/${esc(v.id)}/retry">${formTokenField()}<button type="submit">Retry</button></form>` : ""}</p>
 ${v.kind === "group" && s.status === "failed" && s.lastError?.startsWith("name conflict") ? keepNameForm(v) : ""}
 <h2>Activity, newest first</h2>
 ${events ? `<ol class="timeline">${events}</ol>` : "<p>No activity recorded.</p>"}`;

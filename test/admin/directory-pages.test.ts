@@ -5,7 +5,7 @@
  * operator confirms the listed items. Any request off 127.0.0.1 fails the test; screenshots in the test output.
  */
 import type { Browser, Page } from "playwright-core";
-import { startSyncEnv, waitFor, TOKENS, type SyncEnv } from "../helpers/sync-env";
+import { startSyncEnv, waitFor, PLATFORM_KEY, TOKENS, type SyncEnv } from "../helpers/sync-env";
 import { startBridgeServer, type BridgeServer } from "../helpers/bridge-server";
 import { userBody } from "../helpers/expect-scim";
 import { guardedPage, launchChromium, screenshot, signIn, withChromium, type Outside } from "../helpers/browser";
@@ -17,13 +17,19 @@ withChromium("a directory's pages in a browser", () => {
   let s: BridgeServer;
   let browser: Browser;
   const outside: Outside = [];
+  let id = ""; // acme's user, whose sync fails, then is fixed
+  let pid = ""; // its platform id, managed by wf
   const open = async (): Promise<Page> => {
     const page = await guardedPage(browser, outside);
     await signIn(page, s.url);
     return page;
   };
 
+  // explain and sync-now call the platform from the server process, with the directory's key variable
+  const savedKey = process.env.TEST_PLATFORM_KEY;
+
   beforeAll(async () => {
+    process.env.TEST_PLATFORM_KEY = PLATFORM_KEY;
     e = await startSyncEnv();
     s = await startBridgeServer(e);
     browser = await launchChromium();
@@ -33,9 +39,10 @@ withChromium("a directory's pages in a browser", () => {
     await browser?.close();
     await s?.close();
     await e?.close();
+    if (savedKey === undefined) delete process.env.TEST_PLATFORM_KEY; else process.env.TEST_PLATFORM_KEY = savedKey;
   });
 
-  it("should create a directory with the guided form, then follow a user's trail through a failing and a fixed sync", async () => {
+  it("should create a directory with the guided form, see why a user's sync fails, and go from its trail to its SCIM request and back", async () => {
     const page = await open();
     await page.getByRole("link", { name: "Add a directory" }).click();
     await page.getByLabel("Id", { exact: true }).fill("Acme Corp");
@@ -60,13 +67,13 @@ withChromium("a directory's pages in a browser", () => {
 
     // the IdP of acme pushes a user that "wf" already manages on the platform: the sync fails, visibly
     const taken = await e.scim("wf").post("/Users", userBody("taken@example.com"));
-    const pid = (await waitFor(async () => { const st = await e.state.get("wf", "user", taken.body.id); return st.status === "synced" ? st : undefined; })).platformId!;
+    pid = (await waitFor(async () => { const st = await e.state.get("wf", "user", taken.body.id); return st.status === "synced" ? st : undefined; })).platformId!;
     let pushed: Response | undefined;
     await waitFor(async () => {
       pushed = await fetch(`${s.url}/scim/v2/acme/Users`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/scim+json", "X-Request-Id": "acme-push-1" }, body: JSON.stringify(userBody("taken@example.com")) });
       return pushed.status === 201; // the server follows the new directory within its reload interval
     }, 10000, "acme accepts its token");
-    const id = ((await pushed!.json()) as { id: string }).id;
+    id = ((await pushed!.json()) as { id: string }).id;
     await waitFor(async () => (await e.state.get("acme", "user", id)).status === "failed", 15000, "acme's user refused");
 
     // the directory's failures link to the item, whose timeline says why
@@ -78,25 +85,49 @@ withChromium("a directory's pages in a browser", () => {
     expect(await timeline.locator("li[data-type=idp]").first().textContent()).toContain("IdP POST");
     expect(await timeline.locator("li[data-type=failed]").first().textContent()).toContain('managed by directory "wf"');
 
+    // "why isn't it synced?": the blocker in words and what clears it, from one platform read
+    await page.locator("a[data-explain]").click();
+    await page.waitForURL(new RegExp(`/admin/status/acme/users/${id}/explain$`));
+    const blocker = page.locator("section[data-blocker]");
+    expect(await blocker.getAttribute("data-blocker")).not.toBe("in-sync");
+    expect(await blocker.textContent()).toContain("wf");
+    expect(await blocker.textContent()).toContain("What clears it:");
+    await screenshot(page, SUITE, "explain");
+    await page.goBack();
+
     // the IdP's event leads to its request in the log, which leads back to the trail
     await timeline.locator("li[data-type=idp] a[data-request-link=acme-push-1]").click();
     await page.waitForURL(`${s.url}/admin/status/acme/requests/acme-push-1`);
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("POST /scim/v2/acme/Users — 201");
     await page.locator("a[data-trail-link]").click();
     await page.waitForURL(new RegExp(`/admin/status/acme/users/${id}$`));
+    await page.close();
+  }, 90000);
 
+  it("should show the fixed sync on top of the failure, and sync the user now step by step", async () => {
+    const page = await open();
+    await page.goto(`${s.url}/admin/status/acme/users/${id}`);
+    const timeline = page.locator("ol.timeline");
     // the operator hands the user over; the same page then shows the fixed sync on top of the failure
     const handed = await s.admin("/ownership/handover", { method: "POST", body: JSON.stringify({ space: "u", resource: pid, to: "acme", from: "wf" }) });
     expect([handed.status, handed.status === 200 ? "" : await handed.text()]).toEqual([200, ""]);
     await waitFor(async () => (await e.state.get("acme", "user", id)).status === "synced", 15000, "acme's user synced after the hand-over");
     await page.reload();
     expect(await page.locator("table.sync .state").textContent()).toBe("synced");
+    // sync now (once the user's own job has freed its slot: a run meanwhile is refused): each step's result
+    await waitFor(async () => (await e.runtime!.queues.admission.depth("acme")).admitted === 0, 15000, "acme's job done");
+    await page.locator("form[data-sync-now] button").click();
+    await page.waitForURL(new RegExp(`/admin/status/acme/users/${id}/sync-now$`));
+    expect(await page.locator("[data-outcome]").getAttribute("data-outcome")).not.toBe("error");
+    expect(await page.locator("ol[data-steps] li").count()).toBeGreaterThan(0);
+    await screenshot(page, SUITE, "sync-now");
+    await page.goto(`${s.url}/admin/status/acme/users/${id}`);
     expect(await timeline.locator("li[data-type=call]").count()).toBeGreaterThan(0);
     expect(await timeline.locator("li[data-type=failed]").count()).toBeGreaterThan(0); // the history stays
     await page.goto(`${s.url}/admin/status/acme/search?q=taken`);
     expect(await page.getByRole("link", { name: /taken@example.com/ }).count()).toBeGreaterThan(0);
     await page.close();
-  }, 60000);
+  }, 90000);
 
   it("should delete a disabled directory from its page, deprovisioning only after the operator confirms the listed items", async () => {
     const page = await open();
