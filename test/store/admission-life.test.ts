@@ -8,6 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { AdmissionStore } from "../../src/sync/admission/admission-store";
 import { KEPT_AS, STATES, STORED_IN, TRANSITIONS, type State } from "../../src/sync/admission/life";
+import { SyncQueues } from "../../src/sync/admission/queues";
+import { Revival } from "../../src/sync/admission/revival";
 import { DirectoryQueueKeys, createStoreConnection, waitReady, type RedisConnection } from "../../src/store";
 import { cleanPrefix, testPrefix, TEST_REDIS } from "../helpers/redis";
 
@@ -32,6 +34,16 @@ describe("admission.md's diagram", () => {
     const drawn = diagram();
     expect([...named(drawn)].sort()).toEqual(Object.keys(STATES).sort());
     expect(drawn.map(line).sort()).toEqual(TRANSITIONS.map(line).sort());
+  });
+
+  it("should name methods that exist as the movers", () => {
+    const classes: Record<string, { prototype: object }> = { SyncQueues, Revival };
+    const named = TRANSITIONS.flatMap((t) => [...t.by.matchAll(/\b(\w+)\.(\w+)\b/g)].map((m) => [m[1], m[2]] as const));
+    expect(named.length).toBeGreaterThan(5);
+    for (const [cls, method] of named) {
+      expect(classes[cls]).toBeDefined();
+      expect(typeof (classes[cls].prototype as Record<string, unknown>)[method]).toBe("function");
+    }
   });
 
   it("should name every per-resource set the store keeps as a state, and only those", () => {
