@@ -9,7 +9,7 @@ import { defineStoreCommands, type StoreCommands } from "./scripts";
 import { acceptedReply, writeResult } from "./script-replies";
 import type { ReplicaAck } from "./replica-ack";
 import { settledWrite } from "./write-settle";
-import { MemberOfDrain } from "./member-of-drain";
+import { MemberOfDrain, memberOfQueue } from "./member-of-drain";
 import { outboxSignalOf, type OutboxSignal } from "./outbox-signal";
 import { MEMBER_SLICE, memberRecord, memberSlices } from "./member-slices";
 import { writeGroupInSlices, type MemberOpTuple } from "./group-write-slices";
@@ -136,12 +136,13 @@ export class GroupStore {
     const settle = (call: (rid: string, ttl: string) => Promise<string[]>) => settledWrite(this.writer, k.prefix, this.writeSettleMs, call, this.replicaAck);
     const run = (opsJson: string, sliceAbove: string) => {
       const args: string[] = [
-        k.prefix, id, w.mode, expected, new Date().toISOString(), oldD, newD,
-        displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), opsJson,
-        w.uniqueExternalId ? "1" : "",
+        id, w.mode, expected, new Date().toISOString(), oldD, newD,
+        displayName.toLowerCase(), externalId, displayName, String(this.maxMembers), opsJson, w.uniqueExternalId ? "1" : "",
       ];
-      return settle((rid, ttl) =>
-        this.writer.writeGroup(k.groups, ...args, rid, ttl, String(this.large.members), String(this.large.perDirectory), sliceAbove));
+      return settle((rid, ttl) => this.writer.writeGroup(
+        k.prefix, k.group(id), k.groupMembers(id), k.userIds, k.users, k.groups, k.index("gns"), k.index("gn"), k.index("gxs"), k.index("gx"),
+        k.changeSeq, k.changedMembers(id), k.largeGroups, memberOfQueue(k), k.sortIndex("g", "dn"), k.sortIndex("g", "m"), k.seq, k.outbox, k.request(rid),
+        ...args, ttl, String(this.large.members), String(this.large.perDirectory), sliceAbove));
     };
     const opsJson = w.memberOps instanceof EncodedMemberOps ? w.memberOps.json : memberOpsJson(w.memberOps ?? []);
     const values = w.memberOps instanceof EncodedMemberOps ? w.memberOps.values : (w.memberOps ?? []).reduce((n, op) => n + op.members.length, 0);

@@ -1,5 +1,5 @@
 /**
- * A group write too big for one Redis call, in slices (commands/stageGroupMembers-7.lua,
+ * A group write too big for one Redis call, in slices (commands/stageGroupMembers-8.lua,
  * commands/publishGroupMembers-16.lua): the group's new member hash is built in a staging hash of its own,
  * at most MEMBER_SLICE members per call, and one short last call checks that the group is still the
  * version the staging began from and swaps the staged hash in with the body. Stage-then-publish keeps the
@@ -76,9 +76,9 @@ function added(ops: MemberOpTuple[]): number {
 }
 
 /**
- * Runs the sliced write; the publish call's reply (as writeGroup-1.lua's), ["INVALID", …values] when
+ * Runs the sliced write; the publish call's reply (as writeGroup-19.lua's), ["INVALID", …values] when
  * members to add are unknown and the write does not skip them, or ["UNSLICED"] when the group cannot be
- * written in slices (not large: see stageGroupMembers-7.lua) and must be written in one call.
+ * written in slices (not large: see stageGroupMembers-8.lua) and must be written in one call.
  */
 export async function writeGroupInSlices(
   redis: RedisConnection & StoreCommands, k: DirectoryKeys, w: SlicedGroupWrite, allOps: MemberOpTuple[],
@@ -88,10 +88,10 @@ export async function writeGroupInSlices(
   const p = k.prefix;
   for (let attempt = 1; ; attempt++) {
     const staging = k.stagedGroupMembers(w.id, randomUUID());
-    const keys = [k.group(w.id), k.groupMembers(w.id), staging, k.userIds, k.users, k.groups, k.largeGroups] as const;
+    const keys = [k.group(w.id), k.groupMembers(w.id), staging, k.userIds, k.users, k.groups, k.largeGroups, p] as const;
     try {
       const begun = await redis.stageGroupMembers(...keys, "begin", w.id, w.mode, w.expectedVersion, w.oldD,
-        String(added(allOps)), String(w.largeMembers), String(w.largePerDirectory), p);
+        String(added(allOps)), String(w.largeMembers), String(w.largePerDirectory));
       if (begun[0] !== "OK") return { reply: begun, skipped: [] };
       const v0 = begun[1];
       if (!fromEmpty && v0 !== "") {

@@ -17,6 +17,11 @@ import { DirectoryKeys } from "./keys";
  */
 const BUDGET = 1024;
 
+/** `<P>mgq`: the directory's queue of reverse-index changes not yet applied. */
+export function memberOfQueue(k: DirectoryKeys): string {
+  return `${k.prefix}mgq`;
+}
+
 export class MemberOfDrain {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -33,7 +38,7 @@ export class MemberOfDrain {
   /** Drains one directory completely (start-up, tests); resolves when its queue is empty. */
   async drain(directoryId: string): Promise<void> {
     const k = new DirectoryKeys(this.keyPrefix, directoryId);
-    while (Number(await this.redis.drainMemberOf(`${k.prefix}mgq`, k.prefix, String(BUDGET))) > 0) { /* next round */ }
+    while (Number(await this.redis.drainMemberOf(memberOfQueue(k), k.prefix, String(BUDGET))) > 0) { /* next round */ }
   }
 
   /** Resolves when no drain is running (tests, shutdown). */

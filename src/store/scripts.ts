@@ -22,10 +22,11 @@ export interface StoreCommands {
   writeUser(numKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   deleteUser(...keysThenArgs: string[]): Promise<string[]>;
   readUsers(numKeys: number, ...keysThenArgs: string[]): Promise<string[][]>;
-  writeGroup(anchor: string, ...args: string[]): Promise<string[]>;
+  /** The 19 keys of writeGroup-19.lua, then its arguments. */
+  writeGroup(...keysThenArgs: string[]): Promise<string[]>;
   /** The 14 keys of deleteGroup-14.lua, then its arguments. */
   deleteGroup(...keysThenArgs: string[]): Promise<string[]>;
-  /** The 7 keys of stageGroupMembers-7.lua, then its arguments. */
+  /** The 8 keys of stageGroupMembers-8.lua, then its arguments. */
   stageGroupMembers(...keysThenArgs: string[]): Promise<string[]>;
   /** The 16 keys of publishGroupMembers-16.lua, then its arguments. */
   publishGroupMembers(...keysThenArgs: string[]): Promise<string[]>;

@@ -1,6 +1,6 @@
 /**
  * A group's member limit (scim.maxGroupMembers, here 3) and member removes, through the SCIM API.
- * writeGroup-1.lua reads the entries of the values a request adds, not of those it removes: HDEL answers
+ * writeGroup-19.lua reads the entries of the values a request adds, not of those it removes: HDEL answers
  * how many it removed. So the limit counts a request's removes only when its joins alone would pass it,
  * and a remove that names no member is a no-op. Each case checks that a refused request changes nothing.
  */

@@ -1,5 +1,5 @@
 --[[
-  The last call of a sliced group write (group-write-slices.ts; the slices: stageGroupMembers-7.lua):
+  The last call of a sliced group write (group-write-slices.ts; the slices: stageGroupMembers-8.lua):
   checks that the group is still the version the staging began from, then makes the staged member hash
   the group's members (UNLINK of the old hash frees it off Redis's main thread, RENAME is O(1)) and
   applies the body, in one atomic step: readers see the whole write or none of it. Any write to the group
@@ -21,7 +21,7 @@
     ARGV[12] "1" when a staged entry differs from the group's   ARGV[13] request id ("" for none)
     ARGV[14] seconds to keep the reply   ARGV[15] most large groups per directory
 
-  Output: as writeGroup-1.lua ({"OK", version, created, lastModified, "0"} | {"NOOP", …} | {"CONFLICT", attr}
+  Output: as writeGroup-19.lua ({"OK", version, created, lastModified, "0"} | {"NOOP", …} | {"CONFLICT", attr}
           | {"NOTFOUND"} | {"PRECONDITION", v} | {"RETRY"} | {"TOOMANY", limit} | {"ABANDONED"}), or
           {"STALE"} (stage again) | {"UNSLICED"} (a new group that cannot be large: write it in one call)
 ]]

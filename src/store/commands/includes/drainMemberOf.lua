@@ -10,7 +10,7 @@
   readers always see it exact. Entries are applied in order, as the writes happened.
 
   Large groups are not in the reverse index: a group that reached the directory's large-group size
-  (writeGroup-1.lua, option scim.largeGroupMembers) is listed in <P>lg, its member writes queue nothing
+  (writeGroup-19.lua, option scim.largeGroupMembers) is listed in <P>lg, its member writes queue nothing
   here, and readers find it through its member hash instead (groupsOf below). A 256-member PATCH into a
   50,000-member group then costs Redis no reverse-index work at all.
 

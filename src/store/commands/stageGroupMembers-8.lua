@@ -12,11 +12,12 @@
   Input:
     KEYS[1] <P>g:<id>   KEYS[2] <P>gm:<id>   KEYS[3] the staging hash <P>gmw:<id>:<token>
     KEYS[4] <P>uids     KEYS[5] <P>users     KEYS[6] <P>groups     KEYS[7] <P>lg
+    KEYS[8] P, the directory's prefix: the reverse index of includes/drainMemberOf.lua, cleaned up here
+            (mg:<member>) for a group that becomes large
     ARGV[1] mode, ARGV[2] group id, then per mode:
       "begin"  ARGV[3] "create" | "update", ARGV[4] expected version ("" for none), ARGV[5] the body the
                caller read ("" to skip), ARGV[6] most members the write names or the group has,
-               ARGV[7] large-group size, ARGV[8] most large groups per directory, ARGV[9] <P> (the
-               reverse index, only for a group that becomes large here)
+               ARGV[7] large-group size, ARGV[8] most large groups per directory
                → {"OK", version ("" for a new group)} | {"UNSLICED"} (the group cannot be large: written in
                  one call) | {"CONFLICT", "id"} | {"NOTFOUND"} | {"PRECONDITION", version} | {"RETRY"}
       "copy"   ARGV[3] HSCAN cursor of <P>gm:<id>, ARGV[4] count, ARGV[5] staging TTL (s) → next cursor
@@ -28,7 +29,7 @@
 -- @include drainMemberOf
 -- @include memberKinds
 local mode, id = ARGV[1], ARGV[2]
--- a group becomes large here only with at most this many times the large-group size indexed (writeGroup-1.lua)
+-- a group becomes large here only with at most this many times the large-group size indexed (writeGroup-19.lua)
 local LARGE_CLEANUP_MAX = 4
 
 if mode == 'copy' then
@@ -86,7 +87,7 @@ end
 
 -- "begin": the checks a write makes before its first change, and the group made large when it can be
 local create, expv, oldD = ARGV[3] == 'create', ARGV[4], ARGV[5]
-local most, largeSize, largeMax, P = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
+local most, largeSize, largeMax, P = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), KEYS[8]
 local h = redis.call('HMGET', KEYS[1], 'v', 'd')
 if create and h[1] then return {'CONFLICT', 'id'} end
 if not create and not h[1] then return {'NOTFOUND'} end
@@ -94,7 +95,7 @@ if h[1] and expv ~= '' and tonumber(expv) ~= tonumber(h[1]) then return {'PRECON
 if h[1] and oldD ~= '' and h[2] ~= oldD then return {'RETRY'} end
 redis.call('UNLINK', KEYS[3])
 if redis.call('SISMEMBER', KEYS[7], id) == 1 then return {'OK', h[1]} end
--- a new group is made large by the publish that creates it; an existing one here, as writeGroup-1.lua
+-- a new group is made large by the publish that creates it; an existing one here, as writeGroup-19.lua
 -- would: the reverse index made exact, then the group's entries taken out of it
 local size = h[1] and redis.call('HLEN', KEYS[2]) or 0
 if math.max(most, size) < largeSize or size > LARGE_CLEANUP_MAX * largeSize or redis.call('SCARD', KEYS[7]) >= largeMax then

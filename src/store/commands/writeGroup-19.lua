@@ -3,32 +3,35 @@
   set deltas so the cost grows with the request, not with the group. Atomic; every check runs before
   the first write, so a refused request changes nothing.
 
-  Input:
-    KEYS[1]  <P>groups (anchor)
-    ARGV[1]  <P>
-    ARGV[2]  group id
-    ARGV[3]  mode: "create" | "update"
-    ARGV[4]  expected version (If-Match), "" for none
-    ARGV[5]  now (ISO-8601)
-    ARGV[6]  oldD: body the caller read (compare-and-set on the body), "" to skip the check
-    ARGV[7]  newD: new body as JSON (no id, meta or members), "" to leave the body alone
-    ARGV[8]  n: displayName lower-cased                 } used only when newD is set
-    ARGV[9]  x: externalId ("" when absent)             }
-    ARGV[10] dn: displayName as sent                     }
-    ARGV[11] maximum members per group
-    ARGV[12] the member operations as one JSON array, applied in order: [[name, values, displays?], …]
+  Input (P = "<keyPrefix>:{<directory>}:", keys.ts):
+    KEYS[1]   P: the directory's prefix, for the keys the script finds in data: the reverse-index sets of
+              members (mg:<value>, includes/drainMemberOf.lua) and, on Redis before 6.2, the u:/g: hashes
+              of the values to add (includes/memberKinds.lua)
+    KEYS[2]   <P>g:<id>  KEYS[3] <P>gm:<id>  KEYS[4] <P>uids  KEYS[5] <P>users  KEYS[6] <P>groups
+    KEYS[7]   <P>ix:gns  KEYS[8] <P>ix:gn  KEYS[9] <P>ix:gxs  KEYS[10] <P>ix:gx (the hashes: earlier releases')
+    KEYS[11]  <P>s:gcseq KEYS[12] <P>s:gch:<id> (the group's changed members, for its reconcile)
+    KEYS[13]  <P>lg      KEYS[14] <P>mgq  KEYS[15] <P>sx:g:dn  KEYS[16] <P>sx:g:m  KEYS[17] <P>seq
+    KEYS[18]  <P>outbox  KEYS[19] <P>rq:<request id>: this request's reply once committed (settleWrite-1.lua)
+    ARGV[1]  group id
+    ARGV[2]  mode: "create" | "update"
+    ARGV[3]  expected version (If-Match), "" for none
+    ARGV[4]  now (ISO-8601)
+    ARGV[5]  oldD: body the caller read (compare-and-set on the body), "" to skip the check
+    ARGV[6]  newD: new body as JSON (no id, meta or members), "" to leave the body alone
+    ARGV[7]  n: displayName lower-cased                 } used only when newD is set
+    ARGV[8]  x: externalId ("" when absent)             }
+    ARGV[9]  dn: displayName as sent                     }
+    ARGV[10] maximum members per group
+    ARGV[11] the member operations as one JSON array, applied in order: [[name, values, displays?], …]
              name "add" | "remove" | "clear" | "replace"; values [value, …]; displays [display, …]
              (same length as values), left out when no member has one. One argument instead of two
              per member: a 256-member PATCH costs the client and Redis far less to send and parse.
-
-    ARGV[13] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
-    ARGV[14]  request id: a committed write's result is kept under <P>rq:<request id> for ARGV[15] seconds, and a
-             call that finds it there returns it without running again (see settleWrite-1.lua)
-    ARGV[15]  seconds to keep that result
-    ARGV[16]  large-group size (option scim.largeGroupMembers): a group that reaches it leaves the reverse
-             index for good (includes/drainMemberOf.lua), unless the directory has ARGV[17] large groups
-    ARGV[17]  most large groups per directory (option scim.largeGroupsPerDirectory)
-    ARGV[18]  most members a clear or replace may drop in this one call ("" for no limit): past it the
+    ARGV[12] "1" when externalId is unique in this directory (option uniqueness.externalId), else ""
+    ARGV[13] seconds to keep the reply under KEYS[19]
+    ARGV[14] large-group size (option scim.largeGroupMembers): a group that reaches it leaves the reverse
+             index for good (includes/drainMemberOf.lua), unless the directory has ARGV[15] large groups
+    ARGV[15] most large groups per directory (option scim.largeGroupsPerDirectory)
+    ARGV[16] most members a clear or replace may drop in this one call ("" for no limit): past it the
              answer is {"SLICE"} and nothing is written (the caller writes in slices, group-write-slices.ts)
 
   Output: {"ABANDONED"} when settleWrite gave the request up before it ran, or
@@ -40,7 +43,7 @@
           group itself) | {"TOOMANY", limit}
 ]]
 -- @include settledWrite
-local rk = settleKey(ARGV[1], ARGV[14])
+local rk = KEYS[19]
 local settled = settledReply(rk)
 if settled then return settled end
 
@@ -55,12 +58,12 @@ local LARGE_CLEANUP_MAX = 4
 
 -- the write itself (left unindented)
 local function run()
-local P, id, mode, expv, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local oldD, newD, n, x, dn = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-local maxMembers = tonumber(ARGV[11])
-local uniqueX = ARGV[13] == '1'
-local largeSize, largeMax = tonumber(ARGV[16]), tonumber(ARGV[17])
-local key, gm = P .. 'g:' .. id, P .. 'gm:' .. id
+local P, id, mode, expv, now = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local oldD, newD, n, x, dn = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local maxMembers = tonumber(ARGV[10])
+local uniqueX = ARGV[12] == '1'
+local largeSize, largeMax = tonumber(ARGV[14]), tonumber(ARGV[15])
+local key, gm = KEYS[2], KEYS[3]
 local exists = redis.call('EXISTS', key) == 1
 
 if mode == 'create' and exists then return {'CONFLICT', 'id'} end
@@ -79,10 +82,10 @@ local docChanged = newD ~= '' and newD ~= cur.d
 -- only a directory that asks for it (uniqueness.externalId) refuses a repeated externalId
 -- (ix:gx is the hash of earlier releases, read until the start-up migration has moved it)
 if docChanged and uniqueX and x ~= '' then
-  for _, entry in ipairs(redis.call('ZRANGEBYLEX', P .. 'ix:gxs', '[' .. x .. '\0', '(' .. x .. '\1', 'LIMIT', 0, 2)) do
+  for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[9], '[' .. x .. '\0', '(' .. x .. '\1', 'LIMIT', 0, 2)) do
     if string.sub(entry, #x + 2) ~= id then return {'CONFLICT', 'externalId'} end
   end
-  local xo = redis.call('HGET', P .. 'ix:gx', x)
+  local xo = redis.call('HGET', KEYS[10], x)
   if xo and xo ~= id then return {'CONFLICT', 'externalId'} end
 end
 
@@ -90,15 +93,14 @@ end
 -- values in the order first named. Lists here are filled with counters, not t[#t + 1]: each #t searches
 -- for the table's end, and per member work is most of this script under 256-member PATCHes.
 local delta, order, nOrder = {}, {}, 0
--- which of the values to add are users ('U') or groups ('G') (includes/memberKinds.lua); these keys are
--- built here, not passed in KEYS: they share the directory's hash tag with KEYS[1], so they are in its slot
+-- which of the values to add are users ('U') or groups ('G') (includes/memberKinds.lua)
 local BATCH = 1000
-local memberOps = cjson.decode(ARGV[12])
--- a clear or replace of a group with more members than ARGV[18] is written in slices instead
+local memberOps = cjson.decode(ARGV[11])
+-- a clear or replace of a group with more members than ARGV[16] is written in slices instead
 -- (group-write-slices.ts), so this call does not grow with the group
-if ARGV[18] and ARGV[18] ~= '' and exists then
+if ARGV[16] and ARGV[16] ~= '' and exists then
   for _, op in ipairs(memberOps) do
-    if (op[1] == 'clear' or op[1] == 'replace') and redis.call('HLEN', gm) > tonumber(ARGV[18]) then return {'SLICE'} end
+    if (op[1] == 'clear' or op[1] == 'replace') and redis.call('HLEN', gm) > tonumber(ARGV[16]) then return {'SLICE'} end
   end
 end
 local kinds, allUsers, unlisted, nUnlisted
@@ -110,7 +112,7 @@ do
       for k = 1, #values do n = n + 1; want[n] = values[k] end
     end
   end
-  kinds, allUsers, unlisted, nUnlisted = memberKinds({uids = P .. 'uids', users = P .. 'users', groups = P .. 'groups'}, want, n, P)
+  kinds, allUsers, unlisted, nUnlisted = memberKinds({uids = KEYS[4], users = KEYS[5], groups = KEYS[6]}, want, n, P)
 end
 
 local invalid, nInvalid, invalidSeen = {}, 0, {}
@@ -196,7 +198,7 @@ if size > maxMembers then
   if size - present > maxMembers then return {'TOOMANY', tostring(maxMembers)} end
 end
 -- no write before this line: a refused request changes nothing
-for s = 1, nUnlisted, BATCH do redis.call('SADD', P .. 'uids', unpack(unlisted, s, math.min(nUnlisted, s + BATCH - 1))) end
+for s = 1, nUnlisted, BATCH do redis.call('SADD', KEYS[4], unpack(unlisted, s, math.min(nUnlisted, s + BATCH - 1))) end
 local removed = 0
 for s = 1, nDels, BATCH do removed = removed + redis.call('HDEL', gm, unpack(dels, s, math.min(nDels, s + BATCH - 1))) end
 if removed > 0 then size = size - removed; changed = true else dels, nDels = {}, 0 end
@@ -208,24 +210,24 @@ for s = 1, nSets, 2 * BATCH do redis.call('HSET', gm, unpack(sets, s, math.min(n
 if nDels > 0 or nSets > 0 then
   -- the number as a string: Redis 7.0 formats every Lua number argument with snprintf("%.17g"), once per
   -- member here (~2.5% of Redis's CPU under 256-member PATCHes, perf)
-  local seq = tostring(redis.call('INCR', P .. 's:gcseq'))
+  local seq = tostring(redis.call('INCR', KEYS[11]))
   local touched, nt = {}, 0
   for k = 1, nDels do touched[nt + 1] = dels[k]; touched[nt + 2] = seq; nt = nt + 2 end
   for k = 1, nSets, 2 do touched[nt + 1] = sets[k]; touched[nt + 2] = seq; nt = nt + 2 end
-  for s = 1, nt, 2 * BATCH do redis.call('HSET', P .. 's:gch:' .. id, unpack(touched, s, math.min(nt, s + 2 * BATCH - 1))) end
+  for s = 1, nt, 2 * BATCH do redis.call('HSET', KEYS[12], unpack(touched, s, math.min(nt, s + 2 * BATCH - 1))) end
 end
 -- the reverse index (<P>mg:<member>) is not touched here: one entry in <P>mgq records who joined and
 -- left, applied later in the background and by any script before it reads the index
 -- (includes/drainMemberOf.lua), so a member PATCH costs one command here instead of one per member.
 -- A large group (<P>lg) is not in the reverse index at all: its member writes queue nothing.
 local queued = '0'
-if (nJoined > 0 or nDels > 0) and not (exists and redis.call('SISMEMBER', P .. 'lg', id) == 1) then
+if (nJoined > 0 or nDels > 0) and not (exists and redis.call('SISMEMBER', KEYS[13], id) == 1) then
   -- the group becomes large: the reverse index made exact for every earlier write, then the group's
   -- entries taken out of it (its members before this write, and those this write removed); once per group.
   -- Only while that clean-up is short: it costs Redis ~5.6 µs per member before the write (281 ms for a
   -- 50,000-member group, during which every other client waits), so a group indexed before it could
   -- become large (an earlier release's, or one past the directory's cap) stays indexed beyond 4× the size
-  if size >= largeSize and sizeBefore <= LARGE_CLEANUP_MAX * largeSize and redis.call('SCARD', P .. 'lg') < largeMax then
+  if size >= largeSize and sizeBefore <= LARGE_CLEANUP_MAX * largeSize and redis.call('SCARD', KEYS[13]) < largeMax then
     drainMemberOf(P)
     -- a group that had no members before this write has no entries left once its queue is applied
     if sizeBefore > 0 then
@@ -236,13 +238,13 @@ if (nJoined > 0 or nDels > 0) and not (exists and redis.call('SISMEMBER', P .. '
       end
       for _, v in ipairs(dels) do redis.call('SREM', P .. 'mg:' .. v, id) end
     end
-    redis.call('SADD', P .. 'lg', id)
+    redis.call('SADD', KEYS[13], id)
   else
-    redis.call('XADD', P .. 'mgq', '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
+    redis.call('XADD', KEYS[14], '*', 'g', id, 'a', table.concat(joined, '\n'), 'r', table.concat(dels, '\n'))
     queued = '1'
     -- back-pressure: when the background drain falls behind, each write applies a batch itself, so the
     -- queue (and what a reader may have to apply) stays bounded
-    if redis.call('XLEN', P .. 'mgq') > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, MEMBER_OF_DRAIN_BUDGET) end
+    if redis.call('XLEN', KEYS[14]) > MEMBER_OF_QUEUE_LIMIT then drainMemberOf(P, MEMBER_OF_DRAIN_BUDGET) end
   end
 end
 
@@ -250,14 +252,14 @@ if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
 
 if docChanged then
   -- non-unique indexes: "<value>\0<group id>" in lexicographic sorted sets
-  for _, ix in ipairs({{'gn', cur.n, n}, {'gx', cur.x, x}}) do
-    local before, after = ix[2], ix[3]
+  for _, ix in ipairs({{KEYS[7], KEYS[8], cur.n, n}, {KEYS[9], KEYS[10], cur.x, x}}) do
+    local before, after = ix[3], ix[4]
     if before ~= after then
       if before and before ~= '' then
-        redis.call('ZREM', P .. 'ix:' .. ix[1] .. 's', before .. '\0' .. id)
-        if redis.call('HGET', P .. 'ix:' .. ix[1], before) == id then redis.call('HDEL', P .. 'ix:' .. ix[1], before) end
+        redis.call('ZREM', ix[1], before .. '\0' .. id)
+        if redis.call('HGET', ix[2], before) == id then redis.call('HDEL', ix[2], before) end
       end
-      if after ~= '' then redis.call('ZADD', P .. 'ix:' .. ix[1] .. 's', 0, after .. '\0' .. id) end
+      if after ~= '' then redis.call('ZADD', ix[1], 0, after .. '\0' .. id) end
     end
   end
   redis.call('HSET', key, 'd', newD, 'n', n, 'x', x, 'dn', dn)
@@ -265,14 +267,14 @@ end
 local v = (cur.v or 0) + 1
 local c = cur.c or now
 redis.call('HSET', key, 'v', v, 'c', c, 'm', now)
-if docChanged then sortEntry(P .. 'sx:g:dn', exists and (cur.n or '') or nil, n, id) end
-sortEntry(P .. 'sx:g:m', cur.m, now, id)
-if not exists then redis.call('ZADD', P .. 'groups', redis.call('INCR', P .. 'seq'), id) end
-redis.call('XADD', P .. 'outbox', '*', 'k', 'group', 'id', id, 'v', v)
+if docChanged then sortEntry(KEYS[15], exists and (cur.n or '') or nil, n, id) end
+sortEntry(KEYS[16], cur.m, now, id)
+if not exists then redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[17]), id) end
+redis.call('XADD', KEYS[18], '*', 'k', 'group', 'id', id, 'v', v)
 return {'OK', tostring(v), c, now, queued}
 end
 
 local out = run()
 -- only a committed write leaves a trace: a refused one changes nothing (its lost answer settles as 503)
-keepReply(rk, out, ARGV[15])
+keepReply(rk, out, ARGV[13])
 return out
