@@ -10,7 +10,7 @@ import type { PlanReport } from "../sync/resync/resync";
 import type { BrakeStatus } from "../sync/brake/brake";
 import type { Series } from "../activity/minute-counters";
 import { chart } from "./charts";
-import { esc, when } from "./html";
+import { duration, esc, when } from "./html";
 import { itemHref, searchForm } from "./item-page";
 import { brakeSections } from "./brake-section";
 import { liveRegion } from "./live";
@@ -32,11 +32,13 @@ export interface DirectoryView {
 
 function facts(d: DirectoryStatus, now: Date): string {
   const row = (k: string, v: string, key = "") => `<dt>${k}</dt><dd${key ? ` data-fact="${key}"` : ""}>${v}</dd>`;
-  const platform = d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span> <span class="msg">${esc(d.platformKey.status)}</span>`;
+  const key = d.platformKey.healthy ? "key healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span> <span class="msg">${esc(d.platformKey.status)}</span>`;
+  const platform = d.platform.unreachableSince ? `<span class="state platform-unreachable">unreachable since ${when(d.platform.unreachableSince, now)}</span> <span class="msg">${esc(d.platform.unreachableSince)}</span>; ${key}` : `answers; ${key}`;
   return `<dl class="facts">${row("State", `<span class="state ${esc(d.health.replace(" ", "-"))}">${esc(d.health)}</span>${d.paused ? ` <span class="msg">${esc(d.paused.reason)}</span>${d.paused.at ? ` since ${when(d.paused.at, now)}` : ""}` : ""}`, "state")}
 ${row("Desired", `${d.users} users, ${d.groups} groups`, "desired")}
 ${row("Sync status", `${d.items.synced} synced, ${d.items.pending} pending, ${d.items.failed} failed, ${d.items.deprovisioned} deprovisioned`, "sync")}
-${row("Queue", `${d.queue.waiting} waiting, ${d.queue.active} active${d.queue.paused ? " (paused)" : ""}`, "queue")}
+${row("Queue", `${d.queue.waiting} waiting in the backlog${d.queue.paused ? " (held by the pause)" : ""}, ${d.queue.outbox} in the outbox, ${d.queue.active} active`, "queue")}
+${row("Lag", d.lag.waiting ? `the oldest waiting change is ${duration(d.lag.ageMs / 1000)} old${d.lag.oldestWaitingSince ? ` (since ${when(d.lag.oldestWaitingSince, now)})` : ""}; ${d.lag.waiting} waiting` : "nothing waits", "lag")}
 ${row("Last sync", when(d.lastSyncAt, now), "last-sync")}
 ${row("Platform", `${platform} <span class="live-state">checked ${when(d.platformKey.checkedAt, now, "never")}</span>`, "platform")}
 ${d.externalUsers ? row("External users", `${d.externalUsers.used} / ${d.externalUsers.limit} (${d.externalUsers.percent}%)${d.externalUsers.warning ? " ⚠ near the account's limit" : ""}`, "external-users") : ""}

@@ -11,7 +11,7 @@ const STYLE = `*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-syst
 h1{font-size:20px;margin:8px 0}h2{font-size:17px;margin:20px 0 6px}h3{font-size:15px}a{color:#0969da}
 .scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0 20px}
 th,td{border-bottom:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top}th{background:#f6f8fa}
-.state{font-weight:600;padding:2px 8px;border-radius:10px;white-space:nowrap}.in-sync{background:#dafbe1}.syncing{background:#ddf4ff}.failing{background:#ffebe9}.paused{background:#fff8c5}
+.state{font-weight:600;padding:2px 8px;border-radius:10px;white-space:nowrap}.in-sync{background:#dafbe1}.syncing{background:#ddf4ff}.failing,.platform-unreachable{background:#ffebe9}.paused{background:#fff8c5}
 .msg{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;overflow-wrap:anywhere}form{display:inline}button{margin:0 4px 4px 0;font:inherit;padding:3px 10px}progress{width:200px;max-width:100%}
 .disabled{background:#eaeef2}.badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#eaeef2}.charts{display:flex;flex-wrap:wrap;gap:16px}
 figure.chart{margin:0}figcaption{font-size:12px}svg text{font:10px system-ui,sans-serif;fill:#57606a}time{border-bottom:1px dotted #8c959f}

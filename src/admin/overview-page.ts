@@ -6,7 +6,7 @@
 import type { DirectoryStatus } from "./directory-status";
 import type { BrakeStatus } from "../sync/brake/brake";
 import { resyncPercent } from "../sync/resync/resync";
-import { esc, when } from "./html";
+import { duration, esc, when } from "./html";
 import { liveRegion } from "./live";
 import { formTokenField } from "./forgery/form-token";
 import { directoryHref } from "./status-page";
@@ -24,9 +24,10 @@ function resyncShort(d: DirectoryStatus): string {
 }
 
 function row(d: DirectoryStatus, now: Date): string {
-  const platform = d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span>`;
+  const platform = d.platform.unreachableSince ? `<span class="state platform-unreachable">unreachable</span> since ${when(d.platform.unreachableSince, now)}`
+    : d.platformKey.healthy ? "healthy" : `<span class="state failing">${esc(d.platformKey.status.split(":")[0])}</span>`;
   return `<tr data-directory="${esc(d.id)}"><td><a href="${directoryHref(d.id)}"><strong>${esc(d.id)}</strong></a> <span class="badge">${d.source === "config" ? "config" : "runtime"}</span>${d.displayName ? `<div class="wide">${esc(d.displayName)}</div>` : ""}</td>
-<td>${stateCell(d)}</td><td>${d.users} / ${d.groups}</td><td>${d.items.pending} / ${d.items.failed}</td><td>${d.queue.waiting + d.queue.active}</td>
+<td>${stateCell(d)}</td><td>${d.users} / ${d.groups}</td><td>${d.items.pending} / ${d.items.failed}</td><td>${d.lag.waiting}${d.lag.waiting ? ` <span class="msg">oldest ${duration(d.lag.ageMs / 1000)}</span>` : ""}</td>
 <td>${when(d.lastSyncAt, now)}</td><td class="wide">${platform}</td><td class="wide">${resyncShort(d)}</td></tr>`;
 }
 
@@ -39,8 +40,9 @@ function attention(dirs: DirectoryStatus[], brakes: Map<string, BrakeStatus>): s
     const b = brakes.get(d.id);
     if (b?.state === "holding") lines.push(link(`${b.held} deprovision(s) held by the brake`));
     if (d.items.failed) lines.push(link(`${d.items.failed} failed item(s)`));
-    if (d.paused && !d.disabled) lines.push(link(`paused: ${esc(d.paused.reason)}`));
-    if (!d.platformKey.healthy && d.platformKey.status !== "unchecked") lines.push(link(`platform: ${esc(d.platformKey.status)}`));
+    if (d.paused && !d.disabled) lines.push(link(`paused: ${esc(d.paused.reason)}; ${d.queue.waiting} in its backlog`));
+    if (d.platform.unreachableSince) lines.push(link(`platform unreachable since ${esc(d.platform.unreachableSince)}; ${d.lag.waiting} change(s) wait`));
+    else if (!d.platformKey.healthy && d.platformKey.status !== "unchecked") lines.push(link(`platform: ${esc(d.platformKey.status)}`));
   }
   return lines.length ? `<ul class="attention">${lines.join("")}</ul>` : "<p>Nothing waits for you.</p>";
 }
@@ -60,6 +62,6 @@ export function overviewBody(dirs: DirectoryStatus[], brakes: Map<string, BrakeS
 <form method="post" action="/admin/logout">${formTokenField()}<button type="submit">Sign out</button></form></nav>
 <p class="live-state"><span id="live-state">as of ${esc(now.toISOString())}</span></p>
 <h2>Needs attention</h2>${liveRegion("attention", r.attention)}
-<h2>Directories</h2><div class="scroll"><table class="overview"><thead><tr><th>Directory</th><th>State</th><th>Users / groups</th><th>Pending / failed</th><th>Queued</th><th>Last sync</th><th class="wide">Platform</th><th class="wide">Resync</th></tr></thead>
+<h2>Directories</h2><div class="scroll"><table class="overview"><thead><tr><th>Directory</th><th>State</th><th>Users / groups</th><th>Pending / failed</th><th>Waiting</th><th>Last sync</th><th class="wide">Platform</th><th class="wide">Resync</th></tr></thead>
 ${liveRegion("rows", r.rows, "tbody")}</table></div>`;
 }

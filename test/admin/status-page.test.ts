@@ -131,6 +131,26 @@ withChromium("status pages in a browser", () => {
     await page.close();
   }, 60000);
 
+  it("should say 'platform unreachable since' and how old the oldest waiting change is, in place, while the platform does not answer", async () => {
+    const page = await open();
+    e.sim.setFaults({ outage: { forSeconds: 600, mode: "drop" } });
+    try {
+      await e.scim("wf").post("/Users", userBody("outage.page@example.com"));
+      // the overview follows without a reload
+      await page.locator("tr[data-directory=wf] td:nth-child(2) .state.platform-unreachable").waitFor({ timeout: 20000 });
+      expect(await page.locator("li[data-attention=wf]", { hasText: "platform" }).textContent()).toMatch(/platform unreachable since \d{4}-/);
+      await page.goto(`${s.url}/admin/status/wf`);
+      expect(await page.locator("[data-fact=state] .state").textContent()).toBe("platform unreachable");
+      expect(await page.locator("[data-fact=platform]").textContent()).toMatch(/^unreachable since/);
+      expect(await page.locator("[data-fact=lag]").textContent()).toMatch(/^the oldest waiting change is .+ old .*; [1-9]\d* waiting$/);
+      await screenshot(page, SUITE, "platform-unreachable");
+    } finally {
+      e.sim.setFaults({ outage: null });
+    }
+    await page.locator("[data-fact=state] .state:not(.platform-unreachable)").waitFor({ timeout: 30000 });
+    await page.close();
+  }, 60000);
+
   it("should fit a phone and a 1,024 px screen without sideways scrolling of the page", async () => {
     for (const [name, viewport] of [["phone", { width: 390, height: 844 }], ["1024", { width: 1024, height: 768 }]] as const) {
       const page = await open(viewport);
