@@ -14,7 +14,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { StoreConflictError, StoreLostCreateError, StoreNotReplicatedError } from "../../store/errors";
+import { StoreConflictError, StoreLostCreateError, StoreNotReplicatedError, StoreWriteAbandonedError } from "../../store/errors";
 import { writeOutcomeUnknown } from "../../store/write-settle";
 import type { CreateKind, LostCreateStore } from "./lost-create-store";
 
@@ -88,6 +88,9 @@ export class LostCreates {
         await this.store.confirmReplicated(dir, kind, fingerprint, id);
         return { id, earlier: true };
       }
+      // another lost create of the same body took the fingerprint meanwhile: nothing was written, and the
+      // IdP's next retry finds that one (503 + Retry-After)
+      if (err instanceof StoreLostCreateError) throw new StoreWriteAbandonedError("an identical create is under way");
       if (createOutcomeUnknown(err)) this.remember(dir, kind, fingerprint, id);
       throw err;
     }
