@@ -34,8 +34,8 @@ export interface StoreCommands {
   /** Keys counted per call (groupMemberDelta-n.lua): the number of keys first. */
   groupMemberDelta(numKeys: number, ...keysThenArgs: string[]): Promise<number | string[][]>;
   settleGroupMembers(changed: string, applied: string, staged: string, ...args: string[]): Promise<number>;
-  markMembersChanged(anchor: string, ...args: string[]): Promise<string[]>;
-  drainMemberOf(queue: string, prefix: string, limit: string): Promise<number>;
+  markMembersChanged(prefix: string, changeSeq: string, memberOfQueue: string, memberOf: string, largeGroups: string, ...args: string[]): Promise<string[]>;
+  drainMemberOf(queue: string, prefix: string, budget: string): Promise<number>;
   settleWrite(marker: string, ttlSeconds: string): Promise<string | null>;
   writeSyncState(record: string, pending: string, synced: string, failed: string, deprovisioned: string, ...args: string[]): Promise<number>;
   resyncSettle(pending: string, progress: string, lock: string, ...args: string[]): Promise<number>;

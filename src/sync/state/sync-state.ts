@@ -26,6 +26,7 @@
  */
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
+import { memberOfQueue } from "../../store/member-of-drain";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
 import { SyncStateKeys, kindCode as k } from "./sync-state-keys";
 import { readMemberDelta, settleMemberDelta, type MemberDelta, type MemberDeltaKeys, type SettledDelta } from "../../store/member-delta";
@@ -144,7 +145,7 @@ export class SyncStateStore {
   async markMemberChanged(dir: string, userId: string, groupIds: string[] | "*"): Promise<string[]> {
     if (!groupIds.length) return [];
     const k = new DirectoryKeys(this.keyPrefix, dir);
-    return this.scripts.markMembersChanged(k.users, k.prefix, userId, ...(groupIds === "*" ? ["*"] : groupIds));
+    return this.scripts.markMembersChanged(k.prefix, k.changeSeq, memberOfQueue(k), k.memberOf(userId), k.largeGroups, userId, ...(groupIds === "*" ? ["*"] : groupIds));
   }
 
   statusKey(dir: string, status: SyncStatus): string {

@@ -59,7 +59,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   const hash = payloadHash({ displayName });
   // A run that finds the group as its last run left it has nothing to do: the platform group carries this
   // name (same hash, no drift) and no member changed since (none waits in the changed members; one marked
-  // after this look finds them empty and asks for a reconcile of its own, markMembersChanged-1.lua). With
+  // after this look finds them empty and asks for a reconcile of its own, markMembersChanged-5.lua). With
   // several workers this is a pushed group's second job: the IdP creates the group and then PATCHes its
   // members, and the create's job, already running on another worker, applied both (bench/scale, 1,000
   // directories, 3 workers: 7,339–8,476 such runs for 10,000 groups). Its name claim, ownership claim,
