@@ -23,7 +23,7 @@
  * MEMBER_BATCH (100, the directory's platform.memberBatchSize), WORKER_NODE_ARGS (extra node arguments of the worker processes, e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them; the profile is written when the bench stops them), HOLD_WORKERS ("1": the
  * worker processes are stopped (SIGSTOP) while the push runs and continued once it is over, so the sync window measures one
- * worker's own throughput against a full backlog, issue 11 item 6, not the speed of the push; split mode only).
+ * worker's own throughput against a full backlog, not the speed of the push; split mode only).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";

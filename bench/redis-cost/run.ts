@@ -1,5 +1,5 @@
 /**
- * `npm run bench:redis-cost` (not a test): Redis's own work for one 256-member group PATCH (issue 11 §5),
+ * `npm run bench:redis-cost` (not a test): Redis's own work for one 256-member group PATCH,
  * counted in CPU instructions by valgrind's callgrind, split into the request's write script (writeGroup)
  * and the background drain that applies it to the reverse index (drainMemberOf); side by side for a large
  * group (scim.largeGroupMembers: not in the reverse index, what the server does with a group this size) and

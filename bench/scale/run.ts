@@ -1,5 +1,5 @@
 /**
- * bench/scale — many directories on few connections (issue 12 item 5).
+ * bench/scale — many directories on few connections.
  *
  * BENCH_DIRS (1,000) workforce directories, each pushed BENCH_USERS (100) users and BENCH_GROUPS (10) groups
  * of BENCH_MEMBERS (10) members over SCIM, all directories at once (BENCH_PUSH_CLIENTS (64) connections,

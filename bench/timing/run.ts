@@ -1,6 +1,6 @@
 /**
  * `npm run bench:timing` (not a test): the timing claims the tests no longer assert (a test waits for the
- * event that matters and never bounds how long it takes; issue 14 §5). Each claim is measured over ROUNDS
+ * event that matters and never bounds how long it takes). Each claim is measured over ROUNDS
  * rounds beside its baseline; printed: the medians, the median of the per-round ratios, and the bound the
  * test used to assert, with ✓/✗.
  *   isolation  a directory's 5 users sync while another directory is held by 429s, vs. the same with no 429s

@@ -1,6 +1,5 @@
 /**
- * Deleting a directory with `platform=deprovision` (issue 13 item 1, through the safeguard of issue 9 item
- * 2): one command never wipes a company's platform side. The first `delete` marks the disabled directory
+ * Deleting a directory with `platform=deprovision`, through the deprovisioning safeguard of a resync: one command never wipes a company's platform side. The first `delete` marks the disabled directory
  * (a worker then serves it for this run only, paused), and its deprovision run — a resync whose desired
  * state is empty: every platform user and group the bridge manages for this directory, and only those —
  * is planned and ALWAYS held for an operator, whatever the directory's `safety.maxDeprovisionPerResync`.

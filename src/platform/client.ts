@@ -5,7 +5,7 @@
  * timeout, and one log line per call with method, path, status, durationMs and requestId. Query strings, bodies and headers are never logged,
  * so keys, tokens and session ids cannot leak.
  *
- * One retry layer (issue 11): the transport never retries. A failure is classified (TransientError,
+ * One retry layer: the transport never retries. A failure is classified (TransientError,
  * RateLimitedError, …) and thrown; the sync engine's BullMQ jobs own retries and backoff (src/sync/admission/outcome.ts),
  * and a 429 waits for Retry-After without spending an attempt.
  */

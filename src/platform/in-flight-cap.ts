@@ -2,8 +2,7 @@
  * A client's connection cap (`platform.maxConnections`): at most `max` of its calls in flight at once;
  * further calls wait in order. The sockets themselves come from a pool shared by every client of the
  * process that talks to the same platform origin (src/platform/platform-pools.ts), so the cap is counted
- * here rather than by the pool: the same throttle a pool of `max` connections per client was (issue 11
- * item 3: "the undici pool's connection cap"), without a pool (its request queue, sockets, parser) per
+ * here rather than by the pool: the same throttle as a pool of `max` connections per client, without a pool (its request queue, sockets, parser) per
  * directory. A call that waits for a free slot spends that wait from its timeout, as it did in the pool.
  */
 

@@ -1,8 +1,8 @@
 /**
  * The keep-alive connection pools of one process's platform clients: one undici Pool per platform origin,
  * shared by every client (every directory) that talks to it. A Pool per directory cost ~16 KiB of request
- * queue alone, plus its sockets and parsers: at 1,000 directories that was the largest part of a worker's
- * heap (issue 12 item 2, measured with a heap snapshot). Each client still holds its own connection cap
+ * queue alone, plus its sockets and parsers: at 1,000 directories that would be the largest part of a
+ * worker's heap. Each client still holds its own connection cap
  * (src/platform/in-flight-cap.ts); the shared pool opens at most as many sockets as calls are in flight at
  * once, which the shard workers' concurrency bounds. Timeouts are per call (each directory has its own).
  */

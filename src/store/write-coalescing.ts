@@ -2,7 +2,7 @@
  * One socket write per turn of the event loop on a busy connection. ioredis writes each command to its
  * socket as it is sent (one `write` syscall per command); a worker at platform speed sends a dozen
  * commands per job from sixteen jobs at once, and its profile showed those writes (writeUtf8String,
- * writeBuffer, writev) as the largest single share of its CPU (issue 11 item 6). Corking the socket at the
+ * writeBuffer, writev) as the largest single share of its CPU. Corking the socket at the
  * first write and uncorking it in the loop's next check phase (setImmediate, as ioredis's own
  * auto-pipelining defers its batches) sends everything written meanwhile as one writev: the commands of
  * every job whose Redis reply, platform answer or timer came in the same poll phase.

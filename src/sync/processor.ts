@@ -31,7 +31,7 @@ export interface ProcessorDeps {
   /** The priority a waiting reconcile re-runs with (SyncQueues.waitingPriority). */
   waitPriority?(): number | undefined;
   metrics?: Metrics;
-  /** Queues transient failures again later (issue 9 item 6). */
+  /** Queues transient failures again later. */
   revival?: Revival;
   /** The activity trail (src/activity/activity-store.ts); none: nothing recorded. */
   activity?: ActivityStore;

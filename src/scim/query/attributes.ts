@@ -2,7 +2,7 @@
  * `attributes` / `excludedAttributes` ([RFC7644§3.4.2.5]): which attributes a response carries.
  * `schemas` and `id` are always kept ("returned: always"); names are case-insensitive.
  *
- * A name may carry a value filter, as clients that reuse PATCH path syntax send it (issue 10 item 4):
+ * A name may carry a value filter, as clients that reuse PATCH path syntax send it:
  * `attributes=emails[type eq "work"]` returns only the matching values of `emails`,
  * `attributes=emails[type eq "work"].value` only their `value`; in `excludedAttributes` the matching values
  * (or their sub-attribute) are left out. A multi-valued attribute with no value left is omitted

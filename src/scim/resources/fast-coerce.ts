@@ -1,6 +1,6 @@
 /**
  * Body coercion for the common case without SCIMMY's schema instances. SCIMMY's coercion of one user body
- * took ~0.5 ms (most of a POST's CPU, issue 11 item 7); a body IdPs send (known attributes of the right
+ * took ~0.5 ms (most of a POST's CPU); a body IdPs send (known attributes of the right
  * types: Okta O4, Entra's creates) is coerced here from the same definitions in a few microseconds, with
  * the result SCIMMY gives: attributes in definition order under their canonical names, unknown ones and
  * those not accepted on input (`id`, `meta`, `groups`, the never-returned `password`) left out, nulls

@@ -2,7 +2,7 @@
  * A directory's platform health: its key is verified when a worker starts (a key that does not work stops
  * the directory now rather than item by item), re-verified every `sync.keyCheckIntervalMs`, and marked
  * healthy again by any successful platform call — so a key left "unverified" by a platform hiccup at start
- * recovers without a restart (issue 9 item 3). The worker runs `check` for every directory from one timer
+ * recovers without a restart. The worker runs `check` for every directory from one timer
  * (src/sync/directory-rounds.ts). The outcome is recorded in the directory's sync meta
  * (`keyStatus`, `keyCheckedAt`, `keyFingerprint`) for the admin API, the status page and /metrics.
  *

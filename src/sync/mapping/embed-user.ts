@@ -96,8 +96,8 @@ export function embedDeprovisionRequest(dir: DirectoryConfig, externalId: string
 }
 
 /**
- * What to add to the platform's `cannot change type` (issue 14 §4: name the attribute and the mapping entry
- * that sent it). The platform's message names neither, so the mapping entries the request defined are
+ * What to add to the platform's `cannot change type`: the attribute and the mapping entry
+ * that sent it. The platform's message names neither, so the mapping entries the request defined are
  * named: the one when there is one, else each candidate.
  */
 export function typeConflictDetail(embed: EmbedConfig): string {

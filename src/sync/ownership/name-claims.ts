@@ -1,5 +1,5 @@
 /**
- * Claims on platform names within one directory (issue 10 item 2): the platform needs unique group names
+ * Claims on platform names within one directory: the platform needs unique group names
  * (workforce groups; embed-tenant groups are addressed by name) and an embed external user is addressed
  * by its externalId, while SCIM lets two groups share a displayName (RFC 7643 §4.2: uniqueness "none")
  * and two users share the attribute an embed directory maps to externalId. The first resource to claim a

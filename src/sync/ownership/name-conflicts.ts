@@ -1,5 +1,5 @@
 /**
- * Two IdP resources that map to one platform name are never merged silently (issue 10 item 2): before a
+ * Two IdP resources that map to one platform name are never merged silently: before a
  * reconcile writes a platform group (workforce group, embed-tenant group) or an embed external user, it
  * claims the platform name (`src/sync/ownership/name-claims.ts`). The later one fails — a `MappingError`, so the
  * item is `failed` with a message naming both SCIM ids and the name (admin API, status page) — and is

@@ -1,5 +1,5 @@
 /**
- * The sync side of ownership (`src/sync/ownership/ownership-store.ts`, issue 9 item 8): before a reconcile adopts,
+ * The sync side of ownership (`src/sync/ownership/ownership-store.ts`): before a reconcile adopts,
  * changes or deprovisions a platform resource it makes sure its directory owns it (taking it when nobody
  * does); a resource another directory owns fails the item with a conflict naming that directory and the
  * way to hand it over. A resource the directory creates is its own.

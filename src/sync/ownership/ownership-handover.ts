@@ -1,6 +1,5 @@
 /**
- * The operator's explicit hand-over of a platform resource from one directory to another (issue 9 item
- * 8), shared by the admin API (`POST /admin/ownership/handover`) and the CLI (`scim-bridge handover`).
+ * The operator's explicit hand-over of a platform resource from one directory to another, shared by the admin API (`POST /admin/ownership/handover`) and the CLI (`scim-bridge handover`).
  * The receiving directory's items that failed on the ownership conflict are queued again, so they adopt
  * the resource now; the directory it was taken from fails with a conflict naming the new owner if it
  * touches it again. An unknown directory, or a resource no directory manages (a mistyped id), is answered

@@ -1,5 +1,5 @@
 /**
- * Which directory manages each platform resource (issue 9 item 8). Directories pointed at one platform
+ * Which directory manages each platform resource. Directories pointed at one platform
  * account (the same account identity, src/accounts/account-identity.ts: two IdPs of one company, a move from Okta to Entra) would
  * otherwise adopt each other's same-named users and groups, and one directory's resync could deprovision
  * what the other manages. The first directory to create or adopt a resource owns it; another never

@@ -203,7 +203,7 @@ async function embedPlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], group
   }
 }
 
-/** The deprovisions whose platform resource no other directory of the account manages (issue 9 item 8). */
+/** The deprovisions whose platform resource no other directory of the account manages (ownership). */
 async function ownDeprovisions(c: PlanDeps, items: PlanItem[]): Promise<PlanItem[]> {
   const out: PlanItem[] = [];
   for (const kind of ["user", "group"] as const) {
@@ -234,8 +234,8 @@ export async function computePlan(c: PlanDeps): Promise<ResyncPlan> {
 
 /**
  * Why a plan must wait for an operator before it deprovisions, or undefined when it may go on:
- * "Microsoft Entra's provisioning has 'accidental deletions prevention' with a threshold; we do better"
- * (issue 9): more than `count`, more than `percent` % of what the directory manages, or anything at all
+ * Entra's provisioning has "accidental deletions prevention" with a threshold, and the bridge holds back
+ * more: more than `count`, more than `percent` % of what the directory manages, or anything at all
  * while the directory's store holds no user (an empty, restored or re-prefixed Redis).
  */
 export function holdReason(plan: ResyncPlan, limit: { count: number; percent: number }): string | undefined {

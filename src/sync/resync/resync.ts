@@ -9,7 +9,7 @@
  * flow), except the workforce users the plan found in step (their reconcile would make no call and write
  * nothing): they count as unchanged at once, so a resync with no drift makes no write call and no job per user.
  *
- * The deprovisioning safeguard (issue 9): a plan that would deprovision more than the directory's
+ * The deprovisioning safeguard: a plan that would deprovision more than the directory's
  * `safety.maxDeprovisionPerResync`, or anything while its store holds no user, applies its creates and
  * updates and holds the deprovisions (`<P>resync:held`) in the status `awaiting-confirmation` until an
  * operator confirms (`resync-confirm.ts`; audited; re-checked against the present: `resync-recheck.ts`) or

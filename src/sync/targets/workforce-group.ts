@@ -152,7 +152,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
 /**
  * While some members' users are still being created, the adds that would make a partial batch wait for
  * them: memberships go out in full batches of `memberBatchSize`, so the platform gets as few PATCH calls
- * as the workload needs (issue 11 item 4: calls ≤ 1.05 × minimum). With no user in flight, all go now.
+ * as the workload needs. With no user in flight, all go now.
  */
 function fullBatches<T>(adds: T[], inFlight: number, batch: number): { now: T[]; later: T[] } {
   if (!inFlight || adds.length % batch === 0) return { now: adds, later: [] };
