@@ -207,10 +207,8 @@ export const configSchema = strictObject({
         /**
          * Jobs one worker process runs at once per shard (each directory is still held to its `concurrency`).
          * BullMQ fills a Worker's free places one job per round trip before it starts any of them, so a
-         * burst of jobs waits for up to this many round trips before the first runs. At 64, jobs waited
-         * up to 0.56 s between BullMQ taking them and running them; in bench/scale (1,000 directories ×
-         * 10 users, 3 workers) the slowest first sync came 0.7 s after its write was accepted on single
-         * Redis (1.4 s on the cluster), at 16 0.3 s (0.8 s), at the same throughput. A job that waits in
+         * burst of jobs waits for up to this many round trips before the first runs: a larger value adds
+         * latency to a first sync without adding throughput (bench/scale shows both). A job that waits in
          * the shard instead waits in its directory's turn (its priority), which the Worker's places do not.
          */
         shardConcurrency: z.number().int().positive().default(16),

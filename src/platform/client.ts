@@ -156,8 +156,8 @@ export class PlatformTransport {
    * A view of this transport (the same pool, connection cap, limiter and `onCall`) that also tells `observer`
    * of every call made through it. One client is shared by every reconcile of its directory running at once;
    * the processor gives each reconcile a view of its own, so each call lands in the activity trail of the
-   * resource it was made for. (That was an AsyncLocalStorage scope: in Node 20 one enables a hook on every
-   * promise the process makes, 5–6% of a worker's CPU in bench/scale's profile.)
+   * resource it was made for. (Not an AsyncLocalStorage scope: in Node 20 one enables a hook on every
+   * promise the process makes.)
    */
   observed(observer: (call: PlatformCallInfo) => void): PlatformTransport {
     const view = Object.create(this) as PlatformTransport;

@@ -92,8 +92,7 @@ function plainJsonType(contentType: string): boolean {
  * and the same parse (any JSON value; an empty body is `{}`) as with express.json, which reads every
  * other body (compressed, chunked, oversized, other charsets) and answers those as it always has.
  * Why: express.json decodes through iconv-lite's streaming decoder and matches the type with type-is on
- * every request; under bench/scim §4's 256-member PATCHes that was ~30 µs and ~15 KB of short-lived
- * strings per request, on the event loop every request of the server shares.
+ * every request: tens of µs and kilobytes of short-lived strings per large request, on the event loop every request of the server shares.
  */
 /** An error of the kind express.json raises (`type`), for the SCIM error handler's one mapping of them. */
 function bodyError(type: "entity.parse.failed" | "request.aborted"): Error {

@@ -3,9 +3,8 @@
  * `cluster-key-slot`, which first copies the whole key into an array of UTF-8 bytes: a ~90-character key
  * per command, a dozen commands per reconcile. Every key of the bridge carries a hash tag (a directory's
  * `{<prefix>:<dir>}`, a queue shard's `{<prefix>:q<n>}`), so only the tag is hashed, in place: an ASCII tag
- * straight from the key's characters, any other tag's slot computed once and kept. `npm run
- * bench:cluster-client` (a two-key script, medians of 5 rounds): 11.1 µs of client CPU per command with
- * ioredis's Cluster, 8.2 with the tags' slots kept, 5.6 on a single node.
+ * straight from the key's characters, any other tag's slot computed once and kept (`npm run
+ * bench:cluster-client` measures the client CPU per command).
  *
  * Redis Cluster specification, hash tags: "IF the key contains a { character. AND IF there is a }
  * character to the right of {. AND IF there are one or more characters between the first occurrence of {
@@ -34,8 +33,7 @@ for (let b = 0; b < 256; b++) {
 
 /**
  * The slot of the tag `key[from, to)`, hashed from the key's characters in place: no copy of the tag and no
- * lookup keyed by it, which hashed the copied string again (copy and lookup were 3.3 s of a worker's 130 s
- * of CPU in bench/scale's full-size cluster run). Redis hashes the UTF-8 bytes of a key, so a tag with a
+ * lookup keyed by it, which would hash the copied string again. Redis hashes the UTF-8 bytes of a key, so a tag with a
  * character past ASCII goes through the library's function instead (undefined here).
  */
 function asciiTagSlot(key: string, from: number, to: number): number | undefined {

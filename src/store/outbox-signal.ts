@@ -8,10 +8,9 @@
  * The dispatcher reads only the outboxes named here, one command each, on single Redis, Sentinel and
  * Redis Cluster alike. Reading them all at once is not possible on a cluster: one command may only name
  * keys of one slot ("CROSSSLOT Keys in request don't hash to the same slot"), and every directory's outbox
- * is in its own slot. On single Redis it was possible, and costly: one blocking XREADGROUP named every
- * outbox, and with 1,000 directories each such read took Redis 2.0–2.7 ms (bench/scale, INFO
- * commandstats), time in which it served no other tenant's request; every write to any outbox woke it and
- * it ran again. With the signal, a round costs one ZPOPMIN plus one short read per directory with news, and
+ * is in its own slot. On single Redis it is possible, and costly: one blocking XREADGROUP naming every
+ * outbox takes Redis milliseconds at 1,000 directories, time in which it serves no other tenant's request,
+ * and every write to any outbox wakes it again. With the signal, a round costs one ZPOPMIN plus one short read per directory with news, and
  * an idle dispatcher blocks on the signal alone (one key), so a change to an idle directory is read at once.
  *
  * The write scripts cannot add to this set themselves: on a cluster it is not in the directory's slot

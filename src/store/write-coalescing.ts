@@ -7,14 +7,9 @@
  * auto-pipelining defers its batches) sends everything written meanwhile as one writev: the commands of
  * every job whose Redis reply, platform answer or timer came in the same poll phase.
  *
- * Uncorking at the end of the tick instead (process.nextTick, this file's first form) flushed once per
- * I/O callback. On Redis Cluster that is once per node's reply chunk, so a tick's commands left in up to
- * one write per node per callback. bench/scale, 300 directories, one worker, alternating runs: on a
- * 3-master cluster the worker's writes 142k → 67k, Redis CPU 55–59 s → 45 s, time until the simulator
- * matched 136.1 / 147.4 s → 122.4 / 124.9 s; on single Redis 83k → 48k writes, 118.7 / 111.6 s →
- * 111.0 / 111.8 s. (An earlier trial of setImmediate had 2 of 6 bench/e2e runs stall at ~50 calls/s for
- * 15–25 s, cause not found. None of 3 bench/e2e runs with RATE=5000 HOLD_WORKERS=1 did now (370–393
- * calls/s, 376 with nextTick), nor any of 14 bench/scale runs.)
+ * Not at the end of the tick (process.nextTick): that flushes once per I/O callback, which on Redis
+ * Cluster is once per node's reply chunk, so a tick's commands would leave in up to one write per node per
+ * callback (bench/scale counts the writes).
  * Commands, their order and their replies are ioredis's as before (unlike `enableAutoPipelining`, which
  * rewrites how commands are queued and which BullMQ does not support); a command waits at most until the
  * end of the loop's turn that sent it.

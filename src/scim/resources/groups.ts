@@ -150,8 +150,8 @@ export function groupsRouter(): Router {
     noteSkipped(res, skipped);
     handleIgnored(res, ignored, "invalidPath");
     // From here the request holds its members as one flat string, not as the parsed body and a member object
-    // and id string per member: 50 clients' 256-member PATCHes kept ~2 MB of those alive while their writes
-    // waited on Redis, and V8 copied all of it at every young-generation collection (bench/scim, --trace-gc).
+    // and id string per member: those stay alive while the write waits on Redis, and V8 would copy them at
+    // every young-generation collection.
     req.body = undefined;
     for (let attempt = 1; ; attempt++) {
       let body: Json | undefined;

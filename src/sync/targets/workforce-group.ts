@@ -61,8 +61,7 @@ export async function reconcileWorkforceGroup(c: ReconcileContext, id: string): 
   // name (same hash, no drift) and no member changed since (none waits in the changed members; one marked
   // after this look finds them empty and asks for a reconcile of its own, markMembersChanged-5.lua). With
   // several workers this is a pushed group's second job: the IdP creates the group and then PATCHes its
-  // members, and the create's job, already running on another worker, applied both (bench/scale, 1,000
-  // directories, 3 workers: 7,339–8,476 such runs for 10,000 groups). Its name claim, ownership claim,
+  // members, and the create's job, already running on another worker, applied both. Its name claim, ownership claim,
   // delta, settle and state write were five scripts for nothing; the look costs one round trip more.
   if (st.platformId && st.status === "synced" && !st.drift && st.hash === hash && !(await c.state.hasChangedMembers(dirId, id))) return "unchanged";
   // another IdP group of this directory with the same platform name is never merged into this one
