@@ -1,5 +1,5 @@
 /**
- * BridgeCluster (src/store/connection.ts) routes a keyed command straight to its slot's master through
+ * BridgeCluster (src/store/bridge-cluster.ts) routes a keyed command straight to its slot's master through
  * ioredis internals that are not public API: the Cluster's `connectionPool.getInstanceByKey`, its `slots`
  * table, a Command's cached `slot` (read by `getSlot`) and its `reject` (set per command by `initPromise`),
  * and `Cluster#sendCommand(command, stream, node)`. `npm run bench:cluster-client` measures what that saves.

@@ -3,11 +3,12 @@
  * (P = `<keyPrefix>:{<directoryId>}:`), so its scripts (settle, answer) touch one slot:
  *
  *   P resync          HASH    progress of the latest resync (its fields: resync-store.ts)
- *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for
+ *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for, and
+ *                             "confirm:<resync id>" while a confirmation's deprovisions are being queued
  *   P resync:lock     STRING  the running resync's id (EX 6 h): two resyncs of a directory never overlap
  *   P resync:held     HASH    "<kind>:<id>" → plan item: deprovisions held for an operator's confirmation
  *   P resync:plan     STRING  JSON report of the latest dry run (with a TTL)
- *   P resync:audit    LIST    JSON entries of confirmations and cancellations (latest 100)
+ *   P resync:audit    LIST    JSON entries of holds, confirmations and cancellations, newest first (100 kept)
  */
 import { DirectoryKeys } from "../../store/keys";
 

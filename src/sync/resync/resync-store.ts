@@ -1,5 +1,5 @@
 /**
- * What a directory's full resync keeps in Redis (the flow itself: src/sync/resync/resync.ts and resync-confirm.ts):
+ * What a directory's full resync keeps in Redis (the flow itself: resync.ts and confirm.ts):
  * its progress, the resources it still waits for, its lock, the deprovisions it holds for an operator, the
  * latest dry run's report and the audit of the operators' answers. Every read and write of these keys is here.
  *
@@ -10,12 +10,7 @@
  *                             failed, held, holdReason, firstHoldReason, dropped, startedAt, finishedAt, requestedBy, error (why the listing
  *                             phase failed), confirmedBy, confirmedAt, confirmedCount, cancelledBy, cancelledAt,
  *                             cancelledCount, purpose ("delete": the deprovision run of a directory being deleted)
- *   P resync:pending  SET     "<kind>:<id>" of the resources the running resync still waits for, and
- *                             "confirm:<resync id>" while a confirmation's deprovisions are being queued
- *   P resync:lock     STRING  the running resync's id (EX 6 h): two resyncs of a directory never overlap
- *   P resync:held     HASH    "<kind>:<id>" → plan item (JSON): deprovisions held for an operator's confirmation
- *   P resync:plan     STRING  the latest dry run's report (JSON, EX 7 days)
- *   P resync:audit    LIST    holds, confirmations and cancellations (JSON), newest first, 100 kept
+ *   P resync:pending, resync:lock, resync:held, resync:plan, resync:audit: see resync-keys.ts
  *
  * Each reconcile that settles a pending resource counts its outcome (commands/resyncSettle-3.lua: a resource
  * is counted once however often it settles); the last one marks the resync done. An operator's answer
