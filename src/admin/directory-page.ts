@@ -26,7 +26,8 @@ export interface DirectoryView {
   failures: FailedItem[];
   held: PlanItem[];
   plan?: PlanReport;
-  charts: DirectoryCharts;
+  /** Absent: not read for this refresh (the charts region is left out). */
+  charts?: DirectoryCharts;
   brake?: BrakeStatus;
 }
 
@@ -68,7 +69,7 @@ export function directoryRegions(v: DirectoryView, now: Date): Record<string, st
     waiting: waiting || "<p>Nothing waits for a confirmation.</p>",
     plan: v.plan ? planSection(v.plan) : "<p>No dry run yet: <em>Dry run</em> lists what a resync would change, and changes nothing.</p>",
     failures: failuresTable(d, v.failures, now),
-    charts: chartsOf(v.charts, now),
+    ...(v.charts ? { charts: chartsOf(v.charts, now) } : {}),
   };
 }
 
@@ -87,5 +88,5 @@ ${liveRegion("facts", r.facts)}
 <h2>Waiting for a confirmation</h2>${liveRegion("waiting", r.waiting)}
 <h2>Dry run</h2>${liveRegion("plan", r.plan)}
 <h2>Failed items</h2>${liveRegion("failures", r.failures)}
-<h2>Last 24 hours</h2>${liveRegion("charts", r.charts)}`;
+<h2>Last 24 hours</h2>${liveRegion("charts", r.charts ?? "")}`;
 }

@@ -4,7 +4,8 @@
  * Content-Security-Policy allows it with `script-src 'self'` and no inline script) fetches
  * `{"at", "regions": {name: html}}` every 5 s and replaces each region whose HTML changed. Nothing else on
  * the page is touched, so what a person types, the scroll position and open details survive; a region
- * holding the focus is left alone until the focus moves. The regions' HTML is rendered by the server
+ * holding the focus is left alone until the focus moves. Charts are asked for once a minute (`charts=0`
+ * otherwise), so a refresh costs a few kilobytes. The regions' HTML is rendered by the server
  * from the same functions as the page, escaped as the page is.
  */
 import type { RequestHandler } from "express";
@@ -36,7 +37,9 @@ const SCRIPT = `"use strict";
   function tick() {
     if (busy || document.hidden) return;
     busy = true;
-    fetch(src, { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" })
+    // the charts change by the minute: asked for on every 12th refresh only (an endpoint ignores what it lacks)
+    var url = count % 12 === 11 ? src : src + (src.indexOf("?") < 0 ? "?" : "&") + "charts=0";
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" })
       .then(function (r) { if (!r.ok) throw new Error("status " + r.status); return r.json(); })
       .then(function (j) {
         Object.keys(j.regions).forEach(function (name) {

@@ -3,7 +3,8 @@
  *   GET /status                     the overview (overview-page.ts)
  *   GET /status/:id                 a directory's page (directory-page.ts)
  *   GET /status/:id/plan?list=&page= a dry run's planned changes, a page at a time (plan-page.ts)
- *   GET /live, GET /live/:id        what refreshes in place on those two pages: {"at", "regions"} (live.ts)
+ *   GET /live, GET /live/:id        what refreshes in place on those two pages: {"at", "regions"} (live.ts);
+ *                                   `/live/:id?charts=0` leaves the charts out
  *   GET /assets/live.js             the script that does it
  */
 import express, { type Router } from "express";
@@ -25,18 +26,18 @@ async function overviewData(c: OpsContext) {
   return { dirs, brakes };
 }
 
-async function directoryData(c: OpsContext, id: string, now: number): Promise<DirectoryView> {
+/** A directory's view; without `charts` (a refresh between two chart refreshes) the counters are not read. */
+async function directoryData(c: OpsContext, id: string, now: number, charts = true): Promise<DirectoryView> {
   const status = await directoryStatus(c, id);
   const counters = new MinuteCounters(c.redis, c.config.redis.keyPrefix);
   const [failures, held, plan, series, brake] = await Promise.all([
     status.items.failed ? failedItems(c, id, 20) : [],
     status.resync.status === "awaiting-confirmation" ? c.resyncs.held(id, 50) : [],
     c.resyncs.plan(id),
-    Promise.all(SERIES.map((s) => counters.day(id, s, now))),
+    charts ? Promise.all(SERIES.map((s) => counters.day(id, s, now))) : undefined,
     brakeStatus(c.redis, c.config.redis.keyPrefix, c.registry.get(id)!.dir, 50),
   ]);
-  const charts = Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts;
-  return { status, failures, held, ...(plan ? { plan } : {}), charts, brake };
+  return { status, failures, held, ...(plan ? { plan } : {}), ...(series ? { charts: Object.fromEntries(SERIES.map((s, i) => [s, series[i]])) as DirectoryCharts } : {}), brake };
 }
 
 const notFound = (id: string) => page("scim-bridge — not found", `<p>No directory "${esc(id)}".</p><p><a href="/admin/status">← status</a></p>`);
@@ -65,7 +66,8 @@ export function statusRoutes(c: OpsContext): Router {
     const id = req.params.id;
     if (!c.registry.get(id)) { res.status(404).json({ error: `unknown directory "${id}"` }); return; }
     const now = new Date();
-    res.json({ at: now.toISOString(), regions: directoryRegions(await directoryData(c, id, now.getTime()), now) } satisfies LiveRegions);
+    // `?charts=0`: the figures without the charts (they change by the minute: the script asks for them once a minute)
+    res.json({ at: now.toISOString(), regions: directoryRegions(await directoryData(c, id, now.getTime(), req.query.charts !== "0"), now) } satisfies LiveRegions);
   });
   r.get("/status/:id/plan", async (req, res) => {
     const id = req.params.id;

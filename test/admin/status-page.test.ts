@@ -99,6 +99,12 @@ withChromium("status pages in a browser", () => {
     expect(await search.evaluate((el) => el === document.activeElement)).toBe(true);
     expect(await page.getByText("No failed items.").isVisible()).toBe(true);
     await screenshot(page, SUITE, "directory-refreshed");
+    // a refresh without the charts (all but one a minute) carries only the figures
+    const light = (await (await s.admin("/live/em?charts=0")).json()) as { regions: Record<string, string> };
+    const full = (await (await s.admin("/live/em")).json()) as { regions: Record<string, string> };
+    expect(Object.keys(light.regions)).not.toContain("charts");
+    expect(full.regions.charts).toContain("<svg");
+    expect(JSON.stringify(light).length).toBeLessThan(JSON.stringify(full).length / 4);
 
     // an action from the page: the page it leads to says what was done
     await page.getByRole("button", { name: "Dry run" }).click();
