@@ -6,12 +6,12 @@
  * so `scim-bridge status` answers without loading BullMQ.
  */
 import type { Config } from "../config/schema";
-import { metricsSaltKey } from "../store";
+import { metricsSaltKey } from "../store/keys";
 import { type SyncKind, type SyncStatus } from "../sync/state/sync-state";
 import type { ResyncProgress } from "../sync/resync/resync";
 import type { OpsContext } from "./ops-context";
 import { DirectoryLabels } from "../observability/directory-labels";
-import { platformHealthy } from "../sync/control/key-check";
+import { platformHealthy } from "../sync/control/platform-health";
 import { oldestWaiting } from "../sync/waiting/waiting";
 
 export type Health = "in sync" | "syncing" | "failing" | "paused" | "platform unreachable" | "disabled";

@@ -25,21 +25,25 @@ import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import { ConfigError, loadConfig } from "../config/load";
 import { hashToken } from "../auth/token";
-import { runRoles } from "../roles/run-roles";
 import { adminApiBackend } from "./backends/admin-api-backend";
 import { UnknownDirectoryError, type OpsBackend } from "./backends/ops-backend";
 import { redisBackend } from "./backends/redis-backend";
-import { configCheckCommand } from "./commands/config-check";
 import { directoryCommands } from "./commands/directory";
 import { logsCommand } from "./commands/logs";
 import { RequestLogFilterError } from "../scim/request-log/request-log-query";
 import { answerCommand, dryRunCommand, resyncCommand, retryFailedCommand, statusCommand } from "./commands/ops";
 import { brakeCommand } from "./commands/brake";
 import { explainCommand, resumeCommand, syncNowCommand } from "./commands/explain";
-import { UnknownResourceError } from "../explain/explain";
+import { UnknownResourceError } from "../explain/errors";
 import { userInfo } from "node:os";
 
 const out = (s: string) => console.log(s);
+
+/**
+ * The roles (server, workers) load the whole application: required when one runs, so the operator
+ * commands (`status` above all) start without loading it.
+ */
+const roles = () => require("../roles/run-roles") as typeof import("../roles/run-roles");
 
 /** A command used the wrong way (exit 2, like a bad configuration). */
 class UsageError extends Error {
@@ -88,9 +92,9 @@ async function withBackend<T>(o: RemoteOptions, fn: (b: OpsBackend) => Promise<T
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("scim-bridge").description("SCIM 2.0 provisioning bridge").showHelpAfterError();
-  program.command("serve").description("run the SCIM server, admin API and status page").action(() => runRoles(config(), "server"));
-  program.command("worker").description("run the sync workers").action(() => runRoles(config(), "worker"));
-  program.command("all").description("run the server and the workers in one process").action(() => runRoles(config(), "all"));
+  program.command("serve").description("run the SCIM server, admin API and status page").action(() => roles().runRoles(config(), "server"));
+  program.command("worker").description("run the sync workers").action(() => roles().runRoles(config(), "worker"));
+  program.command("all").description("run the server and the workers in one process").action(() => roles().runRoles(config(), "all"));
   remote(program.command("resync").argument("<directory>").description("full resync of a directory, following its progress")
     .option("--dry-run", "report the full plan (create, update, deprovision) and write nothing")
     .option("--confirm", "deprovision what a resync awaiting confirmation holds")
@@ -173,6 +177,8 @@ export function buildProgram(): Command {
   cfg.command("check").option("--online", "also check with the platform that each directory's key works and covers its deployment")
     .description("validate the configuration (files and environment), the variables it names and the platform URLs")
     .action(async (o: { online?: boolean }) => {
+      // the check loads the platform client (its online part calls the platform): required when it runs
+      const { configCheckCommand } = require("./commands/config-check") as typeof import("./commands/config-check");
       process.exitCode = await configCheckCommand(config(), process.env, !!o.online, out, (s) => console.error(s));
     });
   return program;

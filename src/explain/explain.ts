@@ -10,6 +10,7 @@ import { standing, type Standing } from "../sync/waiting/waiting";
 import { blockerOf, type Blocker } from "./blocker";
 import { platformView, type PlatformView } from "./platform-view";
 import { resolveResource, type ResolveDeps, type ResolvedResource } from "./resolve-resource";
+import { UnknownResourceError } from "./errors";
 
 export interface ExplainDeps extends ResolveDeps {
   redis: RedisConnection;
@@ -30,13 +31,7 @@ export interface Explanation extends PlatformView {
   at: string;
 }
 
-/** The resource does not exist on either side. */
-export class UnknownResourceError extends Error {
-  constructor(dir: string, ref: string) {
-    super(`directory ${dir} has no user (id or userName) nor group (id or displayName) "${ref}", and no sync state for that id`);
-    this.name = this.constructor.name;
-  }
-}
+export { UnknownResourceError };
 
 /** Explains a resolved resource with a client already made (sync-now reads with the one it then writes with). */
 export async function explainResolved(d: ExplainDeps, dir: DirectoryConfig, disabled: boolean, r: ResolvedResource, platform: PlatformClient | string): Promise<Explanation> {

@@ -18,7 +18,8 @@ import type { DeprovisionBrake } from "../sync/brake/brake";
 import type { ExternalUserUsage } from "../sync/ownership/external-user-usage";
 import { classify } from "../sync/admission/outcome";
 import { reconcile } from "../sync/reconcile";
-import { explainResolved, UnknownResourceError, type ExplainDeps, type Explanation } from "./explain";
+import { explainResolved, type ExplainDeps, type Explanation } from "./explain";
+import { SyncNowRefused, UnknownResourceError } from "./errors";
 import { resolveResource } from "./resolve-resource";
 
 export interface SyncNowDeps extends ExplainDeps {
@@ -57,13 +58,7 @@ export interface SyncNowResult {
   sync: Explanation["sync"];
 }
 
-/** A sync-now that cannot start (409: running now, or the directory is disabled). */
-export class SyncNowRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = this.constructor.name;
-  }
-}
+export { SyncNowRefused };
 
 /** Runs the reconcile of the resource `ref` of `dirId` now; `by` is recorded in its trail. */
 export async function syncNow(d: SyncNowDeps, dirId: string, ref: string, by: string): Promise<SyncNowResult> {

@@ -10,7 +10,7 @@ import { SYNC_STATUSES } from "../sync/state/sync-state";
 import type { Metrics } from "../observability/metrics";
 import { metricsAuth } from "../auth/metrics-auth";
 import { DirectoryLabels } from "../observability/directory-labels";
-import { platformHealthy } from "../sync/control/key-check";
+import { platformHealthy } from "../sync/control/platform-health";
 import { heldByBrake } from "../sync/brake/brake";
 import { oldestWaiting } from "../sync/waiting/waiting";
 

@@ -10,8 +10,9 @@ import type { BrakeStatus } from "../../sync/brake/brake";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
 import type { RequestLogPage } from "../../scim/request-log/request-log-store";
 import { RequestLogFilterError } from "../../scim/request-log/request-log-query";
-import { UnknownResourceError, type Explanation } from "../../explain/explain";
-import { SyncNowRefused, type SyncNowResult } from "../../explain/sync-now";
+import type { Explanation } from "../../explain/explain";
+import type { SyncNowResult } from "../../explain/sync-now";
+import { SyncNowRefused, UnknownResourceError } from "../../explain/errors";
 
 /** The admin API answered something the command cannot go on with. */
 export class AdminApiError extends Error {

@@ -1,23 +1,20 @@
-/** The operator commands straight through Redis, with the configuration of this machine (files + env). */
+/**
+ * The operator commands straight through Redis, with the configuration of this machine (files + env).
+ * `status` reads with the stores alone; the commands that queue work load BullMQ and the sync engine
+ * (redis-ops.ts) when first used, so `scim-bridge status` answers without loading them.
+ */
 import type { Config } from "../../config/schema";
-import { directoryStatus } from "../../admin/directory-status";
-import { createOpsContext } from "../../admin/ops-context";
+import { directoryStatus, type StatusSource } from "../../admin/directory-status";
 import { DirectoryRegistry } from "../../directories/registry";
-import { closeConnection, createQueueConnection, waitReady } from "../../store";
 import { DirectoryRecords } from "../../directories/directory-records";
-import { resumeDirectory, retryFailed } from "../../sync/control/directory-control";
-import { explain } from "../../explain/explain";
-import { explainDeps } from "../../explain/ops-deps";
-import { syncNow } from "../../explain/sync-now";
-import { randomUUID } from "node:crypto";
-import { answerResync } from "../../sync/resync/confirm";
-import { handOver } from "../../sync/ownership/ownership-handover";
-import { keepPlatformName } from "../../sync/ownership/keep-name";
-import { NameClaims } from "../../sync/ownership/name-claims";
-import { answerBrake, brakeStatus } from "../../sync/brake/brake";
+import { closeConnection, createQueueConnection, waitReady } from "../../store/connection";
+import { UserStore } from "../../store/user-store";
+import { GroupStore } from "../../store/group-store";
+import { SyncStateStore } from "../../sync/state/sync-state";
+import { ResyncStore } from "../../sync/resync/resync-store";
+import { ExternalUserUsage } from "../../sync/ownership/external-user-usage";
 import { UnknownDirectoryError, type OpsBackend } from "./ops-backend";
-import { RequestLogStore } from "../../scim/request-log/request-log-store";
-import { requestLogQuery } from "../../scim/request-log/request-log-query";
+import type { RedisOps } from "./redis-ops";
 
 /** Connects to the configured Redis (up to 5 s) and returns the backend; `close()` closes the connection. */
 export async function redisBackend(config: Config): Promise<OpsBackend> {
@@ -29,46 +26,40 @@ export async function redisBackend(config: Config): Promise<OpsBackend> {
     redis.disconnect();
     throw err;
   }
-  const registry = new DirectoryRegistry(config, new DirectoryRecords(redis, config.redis.keyPrefix));
+  const p = config.redis.keyPrefix;
+  const registry = new DirectoryRegistry(config, new DirectoryRecords(redis, p));
   try {
     await registry.reload();
   } catch { /* config-file directories only */ }
-  const c = createOpsContext(config, redis, registry);
+  const source: StatusSource = {
+    config, redis, registry, users: new UserStore(redis, p), groups: new GroupStore(redis, p, config.scim.maxGroupMembers),
+    state: new SyncStateStore(redis, p), resyncs: new ResyncStore(redis, p), usage: new ExternalUserUsage(redis, p),
+  };
   const ids = registry.list().map((e) => e.dir.id);
+  let ops: RedisOps | undefined;
+  // loaded on first use: status never needs it
+  const o = (): RedisOps => (ops ??= (require("./redis-ops") as typeof import("./redis-ops")).redisOps(config, redis, registry));
   return {
-    statuses: () => Promise.all(ids.map((id) => directoryStatus(c, id))),
+    statuses: () => Promise.all(ids.map((id) => directoryStatus(source, id))),
     requireDirectory: async (dir) => {
       if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
     },
-    retryFailed: (dir) => retryFailed(c.state, dir, (kind, id) => c.queues.enqueue(dir, kind, id)),
-    readResync: async (dir) => {
-      const p = await c.resyncs.progress(dir);
-      return p.status === "awaiting-confirmation" ? { ...p, deprovisions: await c.resyncs.held(dir) } : p;
-    },
-    requestDryRun: async (dir, by) => {
-      const plan = randomUUID();
-      await c.queues.enqueueResync(dir, by, { dryRun: plan });
-      return plan;
-    },
-    readPlan: (dir) => c.resyncs.plan(dir),
-    keepName: (dir, groupId) => keepPlatformName({ groups: c.groups, state: c.state, claims: new NameClaims(redis, config.redis.keyPrefix), enqueue: (kind, id) => c.queues.enqueue(dir, kind, id) }, registry.get(dir)!.dir, groupId),
-    handOver: (req, by) => handOver({ config, redis, state: c.state, queues: c.queues, directory: (id) => registry.get(id)?.dir }, req, by),
-    answerResync: (dir, action, by) => answerResync({ redis, keyPrefix: config.redis.keyPrefix, queues: c.queues, directory: (id) => registry.get(id)?.dir }, dir, action, by),
-    readBrake: (dir) => brakeStatus(redis, config.redis.keyPrefix, registry.get(dir)!.dir),
-    answerBrake: (dir, action, by) => answerBrake({ redis, keyPrefix: config.redis.keyPrefix, enqueue: (d, kind, id) => c.queues.enqueue(d, kind, id) }, dir, action, by),
-    requestResync: async (dir) => {
-      await c.queues.enqueueResync(dir, "cli");
-      return {};
-    },
-    readRequests: async (dir, filters) => {
-      if (!ids.includes(dir)) throw new UnknownDirectoryError(dir, ids);
-      return new RequestLogStore(redis, config.redis.keyPrefix).page(dir, requestLogQuery(filters));
-    },
-    explain: (dir, resource) => explain(explainDeps(c), dir, resource),
-    syncNow: (dir, resource, by) => syncNow(explainDeps(c), dir, resource, by),
-    resume: (dir) => resumeDirectory(c.queues, c.state, dir),
+    retryFailed: (dir) => o().retryFailed(dir),
+    readResync: (dir) => o().readResync(dir),
+    requestDryRun: (dir, by) => o().requestDryRun(dir, by),
+    readPlan: (dir) => o().readPlan(dir),
+    keepName: (dir, groupId, by) => o().keepName(dir, groupId, by),
+    handOver: (req, by) => o().handOver(req, by),
+    answerResync: (dir, action, by) => o().answerResync(dir, action, by),
+    readBrake: (dir) => o().readBrake(dir),
+    answerBrake: (dir, action, by) => o().answerBrake(dir, action, by),
+    requestResync: (dir) => o().requestResync(dir),
+    readRequests: (dir, filters) => o().readRequests(dir, filters),
+    explain: (dir, resource) => o().explain(dir, resource),
+    syncNow: (dir, resource, by) => o().syncNow(dir, resource, by),
+    resume: (dir) => o().resume(dir),
     close: async () => {
-      await c.queues.close();
+      await ops?.close();
       await closeConnection(redis);
     },
   };

@@ -20,10 +20,9 @@ import { AuthError, ScopeError, type PlatformClient } from "../../platform";
 import type { SyncStateStore } from "../state/sync-state";
 import { unauthorizedReason, unscopedReason } from "./pause-reason";
 
-/** True for a recorded key status that says the platform works for the directory. */
-export function platformHealthy(keyStatus: string | undefined): boolean {
-  return keyStatus === "ok";
-}
+import { platformHealthy } from "./platform-health";
+
+export { platformHealthy };
 
 /** Successful calls mark the directory healthy at most this often (one Redis write), or at once after trouble. */
 const SUCCESS_WRITE_MS = 10000;
