@@ -136,7 +136,7 @@ function pick(kind: ResourceKind, src: Json, dst: Json, path: ProjectionPath, pi
       const sk = el && typeof el === "object" ? findKey(el as Json, path.sub) : undefined;
       if (prev !== WHOLE && sk) sel.set(i, { ...prev, [sk]: (el as Json)[sk] });
     });
-    to[key] = v; // replaced by the selected values in `settle`
+    to[key] = v; // replaced by the selected values in `fillPicked`
     return;
   }
   if (!passes(kind, v, path)) return;
@@ -148,7 +148,7 @@ function pick(kind: ResourceKind, src: Json, dst: Json, path: ProjectionPath, pi
 }
 
 /** Replaces every picked multi-valued attribute in `obj` by its selected values, in their original order. */
-function settle(obj: Json, picked: Map<unknown[], Picked>): void {
+function fillPicked(obj: Json, picked: Map<unknown[], Picked>): void {
   for (const [k, v] of Object.entries(obj)) {
     if (Array.isArray(v) && picked.has(v)) {
       const sel = picked.get(v)!;
@@ -156,7 +156,7 @@ function settle(obj: Json, picked: Map<unknown[], Picked>): void {
       if (values.length) obj[k] = values;
       else delete obj[k];
     } else if (v && typeof v === "object" && !Array.isArray(v) && k.startsWith("urn:")) {
-      settle(v as Json, picked);
+      fillPicked(v as Json, picked);
     }
   }
 }
@@ -200,7 +200,7 @@ export function project(resource: Json, p: Projection): Json {
       if (whole) out[whole] = resource[whole];
       else pick(kind, resource, out, path, picked);
     }
-    settle(out, picked);
+    fillPicked(out, picked);
     return out;
   }
   const out = structuredClone(resource);

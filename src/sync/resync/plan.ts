@@ -39,7 +39,7 @@ export interface ResyncPlan {
   /** Desired resources to reconcile: every one but the users in `skipped`. */
   work: Array<[SyncKind, string]>;
   /**
-   * Workforce users the plan found in step (applied payload = desired payload = the platform's copy, settled, no
+   * Workforce users the plan found in step (applied payload = desired payload = the platform's copy, at rest, no
    * drift, nothing the deprovision brake knows of): their reconcile would make no call and write nothing, so
    * none is queued; the resync counts them as unchanged.
    */
@@ -73,7 +73,7 @@ function differs(sent: Record<string, unknown>, onPlatform: Record<string, unkno
   return false;
 }
 
-const settled = (st: SyncRecord) => st.status === "synced" || st.status === "deprovisioned";
+const atRest = (st: SyncRecord) => st.status === "synced" || st.status === "deprovisioned";
 
 async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], groupIds: string[]): Promise<void> {
   const dir = c.dir.id;
@@ -111,7 +111,7 @@ async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], g
       if (payload && differs(payload as unknown as Record<string, unknown>, onPlatform)) {
         plan.marks.push({ kind: "user", id, fields: { drift: "changed" } });
         plan.update.push({ kind: "user", id, platformId: st.platformId, name });
-      } else if (payload && (st.hash !== payloadHash(payload) || !settled(st) || st.drift)) {
+      } else if (payload && (st.hash !== payloadHash(payload) || !atRest(st) || st.drift)) {
         plan.update.push({ kind: "user", id, platformId: st.platformId, name });
       } else {
         plan.unchanged++;
@@ -153,7 +153,7 @@ async function workforcePlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], g
     if (!sameMembers || (desired && onPlatform.displayName !== desired.body.displayName)) {
       plan.marks.push({ kind: "group", id, fields: { drift: "changed" } });
       plan.update.push({ kind: "group", id, platformId: st.platformId, name });
-    } else if (st.hash !== payloadHash({ displayName: name }) || !settled(st) || st.drift) {
+    } else if (st.hash !== payloadHash({ displayName: name }) || !atRest(st) || st.drift) {
       plan.update.push({ kind: "group", id, platformId: st.platformId, name });
     } else {
       plan.unchanged++;
@@ -172,7 +172,7 @@ async function embedPlan(c: PlanDeps, plan: ResyncPlan, userIds: string[], group
   const tenant = c.dir.embed!.tenantName;
   const classify = (kind: SyncKind, id: string, st: SyncRecord, onPlatform: boolean, name?: string) => {
     if (!onPlatform) plan.create.push({ kind, id, name });
-    else if (!settled(st) || st.drift) { plan.managed++; plan.update.push({ kind, id, name }); }
+    else if (!atRest(st) || st.drift) { plan.managed++; plan.update.push({ kind, id, name }); }
     else { plan.managed++; plan.unchanged++; }
   };
   const desiredNames = new Set<string>();

@@ -79,8 +79,8 @@ export async function reconcileWorkforceUser(c: ReconcileContext, id: string): P
   const hash = payloadHash(payload);
   // an active user is no deprovision: one of it the brake knows of is forgotten (sent now, awaited before the answer)
   const cleared = payload.active !== false && st.brake ? c.brake?.clear(dirId, "user", id) : undefined;
-  const settled = st.status === "synced" || st.status === "deprovisioned";
-  if (st.platformId && st.hash === hash && settled && !st.drift) {
+  const atRest = st.status === "synced" || st.status === "deprovisioned";
+  if (st.platformId && st.hash === hash && atRest && !st.drift) {
     await cleared;
     return "unchanged";
   }
