@@ -17,7 +17,6 @@
  * (commands/resyncAnswer-5.lua) is atomic on the progress hash, so a second answer finds nothing to
  * answer. Both scripts receive every key they touch in KEYS.
  */
-import { hashEntries } from "../../store/member-slices";
 import type { RedisConnection } from "../../store/connection";
 import { ResyncKeys } from "./resync-keys";
 import { defineStoreCommands, type StoreCommands } from "../../store/scripts";
@@ -266,11 +265,6 @@ export class ResyncStore {
       cursor = next;
     } while (cursor !== "0" && out.length < limit);
     return out.slice(0, limit).sort((a, b) => `${a.kind}:${a.name ?? a.id}`.localeCompare(`${b.kind}:${b.name ?? b.id}`));
-  }
-
-  /** Every deprovision held for an operator, unsorted (what a confirmation applies), read in slices. */
-  async allHeld(dir: string): Promise<PlanItem[]> {
-    return [...(await hashEntries(this.redis, this.keys(dir).held)).values()].map((v) => JSON.parse(v) as PlanItem);
   }
 
   /** Forgets the held deprovisions (once a confirmation queued them), freed off Redis's main thread. */
