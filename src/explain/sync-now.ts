@@ -68,14 +68,17 @@ export async function syncNow(d: SyncNowDeps, dirId: string, ref: string, by: st
   const r = await resolveResource(d, dirId, ref);
   if (!r) throw new UnknownResourceError(dirId, ref);
   const member = `${r.kind}:${r.id}`;
-  // the slot: a resource admitted (in flight) is never admitted again until released
-  const inflight = new DirectoryQueueKeys(d.keyPrefix, dirId).inflight;
-  if (!(await d.redis.zadd(inflight, "NX", Date.now(), member))) throw new SyncNowRefused(`${r.kind} ${r.id} is being reconciled now; explain it again in a moment`);
   const platform = d.platform(entry.dir);
   const steps: SyncStep[] = [];
   const trail: ActivityEvent[] = [];
+  let claimed = false;
   try {
+    // read before the slot is taken, so the blocker said is the one the operator saw, not this run
     const before = await explainResolved(d, entry.dir, false, r, platform);
+    // the slot: a resource admitted (in flight) is never admitted again until released
+    const inflight = new DirectoryQueueKeys(d.keyPrefix, dirId).inflight;
+    if (!(await d.redis.zadd(inflight, "NX", Date.now(), member))) throw new SyncNowRefused(`${r.kind} ${r.id} is being reconciled now; explain it again in a moment`);
+    claimed = true;
     steps.push({ step: "read", ok: !before.platform.error, detail: before.platform.error ?? (before.platform.read ? `platform record ${before.platform.record ? "found" : "absent"}; ${before.differences.length} difference(s)` : `not read: ${before.platform.why}`) });
     if (typeof platform === "string") throw new SyncNowRefused(`this process cannot call the platform for ${dirId}: ${platform}`);
     const st = before.sync;
@@ -121,6 +124,6 @@ export async function syncNow(d: SyncNowDeps, dirId: string, ref: string, by: st
     };
   } finally {
     if (typeof platform !== "string") await platform.close().catch(() => undefined);
-    await d.release(dirId, r.kind, r.id);
+    if (claimed) await d.release(dirId, r.kind, r.id);
   }
 }

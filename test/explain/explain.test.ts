@@ -11,6 +11,8 @@ import { createUser, waitStatus } from "../helpers/sync-wait";
 import type { Explanation } from "../../src/explain/explain";
 import type { SyncNowResult } from "../../src/explain/sync-now";
 import { DirectoryQueueKeys } from "../../src/store/queue-keys";
+import { redisBackend } from "../../src/cli/backends/redis-backend";
+import { explainCommand, syncNowCommand } from "../../src/cli/commands/explain";
 
 const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 let e: SyncEnv;
@@ -133,5 +135,29 @@ describe("explain", () => {
     }
     expect((await request(adminApp(e)).post("/admin/directories/wf/sync-now").set(auth).send({ resource: "ghost" })).status).toBe(404);
     expect((await request(adminApp(e)).post("/admin/directories/wf/sync-now").set(auth).send({})).status).toBe(400);
+  });
+});
+
+describe("explain and sync-now on the CLI", () => {
+  it("should print the blocker and its action, and each step of a sync-now", async () => {
+    const id = await createUser(e, "wf", "cli-explained@example.com");
+    await waitStatus(e, "wf", "user", id, "synced");
+    await waitIdle(e, "wf");
+    const b = await redisBackend(e.config);
+    const lines: string[] = [];
+    try {
+      await explainCommand(b, "wf", "cli-explained@example.com", false, (l) => lines.push(l));
+      expect(lines[0]).toBe(`user cli-explained@example.com (id ${id}) of wf`);
+      expect(lines[1]).toBe("blocker: in-sync: in sync");
+      expect(lines).toContain("action:  none");
+      lines.length = 0;
+      const run = await syncNowCommand(b, "wf", id, "carol (cli)", false, (l) => lines.push(l));
+      expect(run.outcome).toBe("unchanged");
+      expect(lines[0]).toMatch(/^sync now of user cli-explained@example\.com .* before: in-sync: in sync$/);
+      expect(lines).toContain("  2. reconcile ok   unchanged");
+      expect(lines.at(-1)).toBe("done: unchanged; now synced");
+    } finally {
+      await b.close();
+    }
   });
 });
