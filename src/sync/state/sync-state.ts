@@ -1,6 +1,5 @@
 /**
  * What the bridge knows of each resource on the platform (the sync state), next to the desired state.
- *
  * Keys (built in sync-state-keys.ts; P = `<keyPrefix>:{<directoryId>}:`):
  *   P s:<k>:<id>      HASH  pid (platform id), h (hash of the last payload applied), st (status),
  *                           a (attempts of the current failure streak), e (last error: the platform's message),
@@ -8,21 +7,16 @@
  *                           n (embed group name applied), gs (embed: group names applied to the user, JSON),
  *                           drift ("missing" | "changed": set by a resync; "members": a group's membership
  *                           delta failed half-way, so its next reconcile diffs members against the platform)
- *   P s:gm:<id>       SET   member ids (SCIM user ids) whose membership is applied on the platform
  *   P s:gch:<id>      HASH  member id → change number: members whose membership may have to change on the
  *                           platform since the group's last reconcile (SCIM writes and user reconciles add;
- *                           the group's reconcile settles what it looked at; earlier releases kept them in
+ *                           the group's reconcile clears what it looked at; earlier releases kept them in
  *                           the ZSET s:gc:<id>, which the group's next reconcile merges and deletes)
- *   P s:gcseq         STRING the change-number counter of the changed members
- *   P s:st:<status>   SET   "<k>:<id>" of every resource in that status (counts, failed lists)
  *   P s:meta          HASH  directory-level: paused (reason), pausedAt, lastSyncAt, hold (ms: the admission's
  *                           429 hold ends then, src/sync/admission/admission-store.ts), unreachableSince (the
  *                           platform has not answered since; src/sync/platform-calls/reachability.ts)
- *   P s:embed-groups  SET   embed-tenant group names the bridge has applied (a resync deletes those the IdP dropped)
- *   P s:rate          ZSET  the directory's shared platform-call rate window (src/sync/platform-calls/shared-rate-limiter.ts)
- * where <k> is "u" (user) or "g" (group) and status is pending | synced | failed | deprovisioned.
- * `pending` means not on the platform as the IdP wants it yet: never applied (set when its first change
- * is dispatched), being retried after a transient failure, or re-queued from failed by an operator.
+ * s:gcseq (the changed members' change counter), and s:gm, s:st:<status>, s:embed-groups, s:rate as
+ * sync-state-keys.ts lists them; <k> is "u" (user) or "g" (group).
+ * `pending`: not on the platform as the IdP wants it yet (never applied, retried, or re-queued by an operator).
  */
 import type { RedisConnection } from "../../store/connection";
 import { DirectoryKeys } from "../../store/keys";
