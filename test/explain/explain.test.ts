@@ -161,3 +161,21 @@ describe("explain and sync-now on the CLI", () => {
     }
   });
 });
+
+describe("explain under the platform's rate limit", () => {
+  it("should say until when the platform asked the directory to wait", async () => {
+    e.sim.setFaults({ rateLimit: { max: 1, durationMs: 60000, retryAfterSeconds: 30 } });
+    try {
+      const ids: string[] = [];
+      for (const n of [1, 2, 3]) ids.push(await createUser(e, "one", `limited${n}@example.com`));
+      const x = await waitFor(async () => {
+        for (const id of ids) { const r = await explain("one", id); if (r.blocker.code === "rate-limited") return r; }
+        return undefined;
+      }, 15000, "rate-limited");
+      expect(x.blocker).toMatchObject({ message: expect.stringMatching(/^the platform asked the directory to wait \(429\): nothing is sent before \S+Z$/), action: "none: it resumes by itself then" });
+      expect(Date.parse(x.queue.heldUntil!)).toBeGreaterThan(Date.now());
+    } finally {
+      e.sim.setFaults({ rateLimit: null });
+    }
+  });
+});
