@@ -21,7 +21,7 @@ const saved = process.env.TEST_PLATFORM_KEY;
 beforeAll(async () => {
   // the admin process reads the platform with the directory's key variable, as the server does
   process.env.TEST_PLATFORM_KEY = PLATFORM_KEY;
-  e = await startSyncEnv({ config: adminConfig, directories: [{ id: "one", concurrency: 1 }] });
+  e = await startSyncEnv({ config: adminConfig, directories: [{ id: "one", concurrency: 1 }, { id: "brk", safety: { deprovisionBrake: { max: 1, percent: 100 } } }] });
 });
 afterAll(async () => {
   await e.close();
@@ -135,6 +135,34 @@ describe("explain", () => {
     }
     expect((await request(adminApp(e)).post("/admin/directories/wf/sync-now").set(auth).send({ resource: "ghost" })).status).toBe(404);
     expect((await request(adminApp(e)).post("/admin/directories/wf/sync-now").set(auth).send({})).status).toBe(400);
+  });
+});
+
+describe("explain of a conflict", () => {
+  it("should name a same-name group conflict and the keep-name that settles it", async () => {
+    const group = (displayName: string) => e.scim("wf").post("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName });
+    const first = (await group("Same Name")).body.id as string;
+    await waitStatus(e, "wf", "group", first, "synced");
+    const second = (await group("Same Name")).body.id as string;
+    await waitStatus(e, "wf", "group", second, "failed");
+    const x = await explain("wf", second);
+    expect(x.blocker).toMatchObject({ code: "name-conflict", message: expect.stringContaining(`(SCIM ids ${first} and ${second})`), action: expect.stringContaining(`scim-bridge keep-name wf ${second}`) });
+  });
+});
+
+describe("explain of a held deprovision", () => {
+  it("should say the deprovision brake holds it, and how to answer the brake", async () => {
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await createUser(e, "brk", `braked${n}@example.com`));
+    for (const id of ids) await waitStatus(e, "brk", "user", id, "synced");
+    const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+    for (const id of ids) expect((await e.scim("brk").patch(`/Users/${id}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: false } }] })).status).toBe(200);
+    const x = await waitFor(async () => {
+      for (const id of ids) { const r = await explain("brk", id); if (r.blocker.code === "held-by-brake") return r; }
+      return undefined;
+    }, 15000, "held by the brake");
+    expect(x.sync.brake).toBe("held");
+    expect(x.blocker.action).toContain("scim-bridge brake brk confirm");
   });
 });
 
