@@ -7,7 +7,8 @@
  * directory keeps its own connection cap), one timer for every directory's key checks and one for their revivals
  * (src/sync/directory-rounds.ts). Directories are registered (a processor in
  * a map); `addDirectory` / `removeDirectory` do that at run time without a new Worker. Several processes
- * started with this share the work through Redis. `close()` stops taking work and waits for active jobs.
+ * started with this share the work through Redis; serving one directory is src/roles/worker-directories.ts.
+ * `close()` stops taking work and waits for active jobs.
  * The directory registry (src/directories/registry.ts) tells the runtime when a directory is created,
  * changed, disabled or deleted at runtime: `addDirectory` / `removeDirectory` are all the runtime does
  * about it (`followRegistry`). A disabled directory being deleted with `platform=deprovision` is served
@@ -20,32 +21,26 @@ import type { Config, DirectoryConfig } from "../config/schema";
 import { PlatformPools, type PlatformClient } from "../platform";
 import { isServed, startRegistry, type DirectoryRegistry } from "../directories/registry";
 import { GroupStore, UserStore, closeConnection, coalesceWrites, createQueueConnection, waitReady, assertRedisSetup } from "../store";
+import type { RedisConnection } from "../store/connection";
 import { MinuteCounters } from "../activity/minute-counters";
 import { SyncStateStore } from "../sync/state/sync-state";
 import { ActivityStore } from "../activity/activity-store";
 import { NameClaims } from "../sync/ownership/name-claims";
 import { Ownership } from "../sync/ownership/ownership-store";
 import type { Metrics } from "../observability/metrics";
-import type { ReconcileContext } from "../sync/context";
 import { purgeDeleted } from "../sync/deleting/deleting";
-import { pauseDirectory } from "../sync/control/directory-control";
 import { ADVERTISE_MS, KeyVarStore } from "../sync/control/key-var-store";
 import { DirectoryRounds } from "../sync/directory-rounds";
-import { withEmptyDesiredState } from "../sync/deleting/empty-desired";
-import { PlatformReach } from "../sync/platform-calls/reachability";
 import { startChartSampler } from "../sync/waiting/chart-sampler";
-import { createDirectoryPlatform } from "../sync/platform-calls/directory-platform";
 import { OutboxDispatcher } from "../sync/admission/dispatcher";
 import { ExternalUserUsage } from "../sync/ownership/external-user-usage";
-import { RESYNC, resyncSchedulerId } from "../sync/jobs";
-import { DeprovisionBrake } from "../sync/brake/brake";
-import { KeyMonitor, keyFingerprint } from "../sync/control/key-check";
-import { Revival } from "../sync/admission/revival";
-import { createProcessor } from "../sync/processor";
+import type { KeyMonitor } from "../sync/control/key-check";
+import type { Revival } from "../sync/admission/revival";
 import { SyncQueues } from "../sync/admission/queues";
 import { startShardWorkers, type JobProcessor } from "../sync/admission/shard-worker";
 import { inLanes } from "../sync/lanes";
-import { periodic } from "../sync/periodic";
+import { periodic, type Periodic } from "../sync/periodic";
+import { directoryServing, type WorkerStores } from "./worker-directories";
 
 /** How often a worker writes its per-minute counters (src/activity/minute-counters.ts). */
 const COUNTER_FLUSH_MS = 1000;
@@ -99,151 +94,45 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
   const env = opts.env ?? process.env;
   /** This process among the workers (the outbox consumer group's consumer, the key checks' claims). */
   const consumer = opts.consumer ?? `${hostname()}-${process.pid}`;
-  const redis = createQueueConnection(config.redis, opts.connectionName ?? "scim-bridge-worker");
-  // every job sends a dozen commands on this connection: one socket write per loop turn, not one per command
-  coalesceWrites(redis);
-  redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
-  await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
-  // a missing database or an evicting Redis is refused before anything is written (store/redis-setup.ts)
-  await assertRedisSetup(config.redis).catch((err: Error) => { redis.disconnect(); throw err; });
-  const prefix = config.redis.keyPrefix;
-  const users = new UserStore(redis, prefix);
-  const groups = new GroupStore(redis, prefix, config.scim.maxGroupMembers);
-  const state = new SyncStateStore(redis, prefix);
-  const usage = new ExternalUserUsage(redis, prefix);
-  const claims = new NameClaims(redis, prefix);
-  const ownership = new Ownership(redis, prefix);
+  const redis = await connectWorkerRedis(config, logger, opts.connectionName ?? "scim-bridge-worker");
+  const stores = createWorkerStores(redis, config);
   const queues = new SyncQueues(redis, config);
   const processors = new Map<string, JobProcessor>();
   const clients = new Map<string, PlatformClient>();
   // one pool of platform connections per origin, and one timer each for the key checks and the revivals,
   // whatever the number of directories
   const pools = new PlatformPools();
-  // each round verifies the keys no worker has proven in the last half interval (so one alone checks every round)
-  const keyChecks = new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.checkUnlessProven());
-  const revivals = new DirectoryRounds<Revival>(config.sync.reviveTickMs, (r) => r.tick());
-  const activity = new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays);
-  // platform calls, sync lag and queue depth of the status page's charts: summed here, written once a second
-  const counters = new MinuteCounters(redis, prefix, COUNTER_FLUSH_MS);
-  let dispatcher: OutboxDispatcher | undefined;
+  const { keyChecks, revivals } = createDirectoryRounds(config);
   // queue depth and lag (the age of the oldest waiting change) for the status page's charts
-  const sampler = startChartSampler({ redis, keyPrefix: prefix, state, counters, probe: (dirs) => queues.admission.probe(dirs), directories: () => [...processors.keys()] });
+  const sampler = startChartSampler({ redis, keyPrefix: config.redis.keyPrefix, state: stores.state, counters: stores.counters,
+    probe: (dirs) => queues.admission.probe(dirs), directories: () => [...processors.keys()] });
   let closing = false;
   const notServed = new Map<string, string>();
-  // the key variables this process holds, for runtime directory creation (src/sync/key-vars/)
-  const keyVars = new KeyVarStore(redis, prefix);
-  await keyVars.advertise(env).catch((err: Error) => logger.warn({ err: { message: err.message } }, "could not advertise the key variables"));
-  const advertising = periodic(() => keyVars.advertise(env), ADVERTISE_MS);
-
-  const addDirectory = async (dir: DirectoryConfig, deleting = false): Promise<void> => {
-    const log = logger.child({ directory: dir.id });
-    queues.register(dir.id, dir.concurrency);
-    const pause = (reason: string) => {
-      log.error({ reason }, "directory paused");
-      return pauseDirectory(state, dir.id, reason);
-    };
-    let monitor: KeyMonitor | undefined;
-    const s = config.sync;
-    const revival = new Revival(redis, prefix, dir.id, state, (kind, id) => queues.enqueue(dir.id, kind, id),
-      { baseMs: s.reviveBaseMs, maxMs: s.reviveMaxMs, outageGapMs: s.outageGapMs }, log);
-    const reach = new PlatformReach(state, dir.id);
-    const platform = createDirectoryPlatform(dir, config, redis, env, logger, opts.metrics, (status) => {
-      if (status >= 200 && status < 300) monitor?.succeeded();
-      revival.onCall(status);
-      reach.onCall(status);
-    }, pools, counters);
-    if (typeof platform === "string") {
-      // a problem of this process only (its environment): another worker may hold the key, so nothing shared
-      // is written — no pause, no key status. Its jobs are parked back for a worker that serves it.
-      notServed.set(dir.id, platform);
-      log.error({ reason: platform }, "directory not served by this process: its jobs are left to a worker that has its platform key; nothing is paused");
-      return;
-    }
-    notServed.delete(dir.id);
-    clients.set(dir.id, platform);
-    const served: ReconcileContext = {
-      dir, users, groups, state, platform, usage, claims, ownership, logger: log, brake: new DeprovisionBrake(redis, prefix, log),
-      enqueue: (kind, id) => queues.enqueue(dir.id, kind, id),
-    };
-    // a directory being deleted with platform=deprovision: its desired state is empty
-    const ctx = deleting ? withEmptyDesiredState(served) : served;
-    processors.set(dir.id, createProcessor({
-      ctx, redis, keyPrefix: prefix, pause, metrics: opts.metrics, revival,
-      activity, counters, ...(deleting ? { deleting: { redis, keyPrefix: prefix, queues, logger: log } } : {}),
-      hold: (ms) => queues.hold(dir.id, ms),
-      onWait: (kind, id) => queues.waiting(dir.id, kind, id),
-      waitPriority: () => queues.waitingPriority(dir.id),
-    }));
-    revivals.add(dir.id, revival);
-    const scheduler = resyncSchedulerId(dir.id);
-    if (dir.resyncSchedule && !deleting) {
-      await queues.queueOf(dir.id).upsertJobScheduler(scheduler, { pattern: dir.resyncSchedule }, { name: RESYNC, data: { dir: dir.id, requestedBy: "schedule" } });
-    } else {
-      await queues.queueOf(dir.id).removeJobScheduler(scheduler);
-    }
-    monitor = new KeyMonitor(platform, dir, state, pause, log,
-      { fingerprint: keyFingerprint(dir, env[dir.platform.apiKeyEnv] ?? ""), freshMs: config.sync.keyCheckIntervalMs / 2, holder: consumer });
-    keyChecks.add(dir.id, monitor, true); // checked now (in the background) unless proven lately, then every keyCheckIntervalMs
-    await queues.admit(dir.id);
-    // a directory being deleted takes no change from its outbox (SCIM refuses it anyway; what waits there is purged)
-    if (!deleting) await dispatcher?.addDirectory(dir.id);
-  };
-
-  const removeDirectory = async (id: string): Promise<void> => {
-    notServed.delete(id);
-    dispatcher?.removeDirectory(id);
-    processors.delete(id);
-    // its last second of chart counts goes: a delete purges its keys right after disabling it
-    counters.forget(id);
-    queues.unregister(id);
-    keyChecks.remove(id);
-    revivals.remove(id);
-    await queues.queueOf(id).removeJobScheduler(resyncSchedulerId(id));
-    const client = clients.get(id);
-    clients.delete(id);
-    await client?.close();
-  };
-
+  const keyVars = new KeyVarStore(redis, config.redis.keyPrefix);
+  const advertising = await advertiseKeyVars(keyVars, env, logger);
+  let dispatcher: OutboxDispatcher | undefined;
+  const { addDirectory, removeDirectory } = directoryServing({
+    config, logger, env, metrics: opts.metrics, consumer, redis, stores, queues, pools, processors, clients,
+    keyChecks, revivals, notServed, dispatcher: () => dispatcher,
+  });
   keyChecks.start();
   revivals.start();
   const registry = opts.registry ?? await startRegistry(config, redis, logger);
   // a few directories at a time: one after the other, 1,000 directories took seconds of round trips
   // (more on a cluster) before the first job could run
   await inLanes(registry.served(), STARTUP_LANES, (s) => addDirectory(s.dir, s.deleting));
-  // a reconcile this process parked for want of the key goes back to the shard at once when a worker holding
-  // the key runs (at most once a second per directory: workers without it never pass it around in a loop)
-  const readmitted = new Map<string, number>();
-  const readmitUnserved = async (dir: string): Promise<void> => {
-    const d = registry.get(dir)?.dir;
-    if (!d || !notServed.has(dir) || Date.now() - (readmitted.get(dir) ?? 0) < 1000) return;
-    readmitted.set(dir, Date.now());
-    if (await keyVars.held(d.platform.apiKeyEnv)) await queues.admit(dir);
-  };
   const workers = startShardWorkers(redis, queues, config, logger, (dir) => processors.get(dir),
-    (dir, job, token) => purgeDeleted({ redis, keyPrefix: prefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token),
-    readmitUnserved);
-
-  // recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
-  // backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
-  const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
-  const recovery = periodic(() => queues.recover(leaseMs)
-    .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
-    .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed")), config.sync.sweepIntervalMs);
-
-  dispatcher = new OutboxDispatcher(redis, queues, {
-    keyPrefix: prefix, directoryIds: registry.enabled().map((d) => d.id),
-    consumer, sweepIntervalMs: config.sync.sweepIntervalMs,
-    claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000), fullPollMs: opts.outboxFullPollMs,
-  }, logger);
-  await dispatcher.init();
-  dispatcher.start();
+    (dir, job, token) => purgeDeleted({ redis, keyPrefix: config.redis.keyPrefix, queues, logger: logger.child({ directory: dir }), reload: () => registry.reload() }, dir, job, token),
+    readmitWhenKeyHeld(registry, notServed, keyVars, queues));
+  const recovery = startAdmissionRecovery(queues, config, logger);
+  dispatcher = await startDispatcher(redis, queues, registry, config, consumer, opts, logger);
   followRegistry(registry, addDirectory, removeDirectory);
 
   return {
     queues, dispatcher, workers, addDirectory, removeDirectory, registry,
     canTakeJobs: () => !closing && redis.status === "ready" && workers.every((w) => w.isRunning()),
     redisReady: () => redis.status === "ready",
-    flushCounters: () => counters.flush(),
+    flushCounters: () => stores.counters.flush(),
     keyChecksSettled: () => keyChecks.settled(),
     notServed: () => notServed,
     close: async () => {
@@ -262,10 +151,91 @@ export async function startSyncRuntime(config: Config, logger: Logger, opts: Run
       await rounds;
       await Promise.all([...clients.values()].map((c) => c.close()));
       await pools.close();
-      await counters.close().catch(() => undefined);
+      await stores.counters.close().catch(() => undefined);
       await closeConnection(redis);
     },
   };
+}
+
+/** The worker's shared connection, ready, on a Redis fit to hold the data (or the start fails). */
+async function connectWorkerRedis(config: Config, logger: Logger, name: string): Promise<RedisConnection> {
+  const redis = createQueueConnection(config.redis, name);
+  // every job sends a dozen commands on this connection: one socket write per loop turn, not one per command
+  coalesceWrites(redis);
+  redis.on("error", (err) => logger.debug({ err: { message: err.message } }, "redis connection error"));
+  await waitReady(redis, 10000).catch((err: Error) => { redis.disconnect(); throw err; });
+  // a missing database or an evicting Redis is refused before anything is written (store/redis-setup.ts)
+  await assertRedisSetup(config.redis).catch((err: Error) => { redis.disconnect(); throw err; });
+  return redis;
+}
+
+/** One of each store on the shared connection, for every directory's jobs. */
+function createWorkerStores(redis: RedisConnection, config: Config): WorkerStores {
+  const prefix = config.redis.keyPrefix;
+  return {
+    users: new UserStore(redis, prefix),
+    groups: new GroupStore(redis, prefix, config.scim.maxGroupMembers),
+    state: new SyncStateStore(redis, prefix),
+    usage: new ExternalUserUsage(redis, prefix),
+    claims: new NameClaims(redis, prefix),
+    ownership: new Ownership(redis, prefix),
+    activity: new ActivityStore(redis, prefix, config.activity.maxEvents, config.activity.retentionDays),
+    // platform calls, sync lag and queue depth of the status page's charts: summed here, written once a second
+    counters: new MinuteCounters(redis, prefix, COUNTER_FLUSH_MS),
+  };
+}
+
+/** One timer for every directory's key checks and one for their revivals. */
+function createDirectoryRounds(config: Config): { keyChecks: DirectoryRounds<KeyMonitor>; revivals: DirectoryRounds<Revival> } {
+  return {
+    // each round verifies the keys no worker has proven in the last half interval (so one alone checks every round)
+    keyChecks: new DirectoryRounds<KeyMonitor>(config.sync.keyCheckIntervalMs, (m) => m.checkUnlessProven()),
+    revivals: new DirectoryRounds<Revival>(config.sync.reviveTickMs, (r) => r.tick()),
+  };
+}
+
+/** Tells the other processes which key variables this one holds (for runtime directory creation), now and periodically. */
+async function advertiseKeyVars(keyVars: KeyVarStore, env: NodeJS.ProcessEnv, logger: Logger): Promise<Periodic> {
+  await keyVars.advertise(env).catch((err: Error) => logger.warn({ err: { message: err.message } }, "could not advertise the key variables"));
+  return periodic(() => keyVars.advertise(env), ADVERTISE_MS);
+}
+
+/**
+ * A reconcile this process parked for want of the key goes back to the shard at once when a worker holding
+ * the key runs (at most once a second per directory: workers without it never pass it around in a loop).
+ */
+function readmitWhenKeyHeld(registry: DirectoryRegistry, notServed: ReadonlyMap<string, string>, keyVars: KeyVarStore, queues: SyncQueues): (dir: string) => Promise<void> {
+  const readmitted = new Map<string, number>();
+  return async (dir) => {
+    const d = registry.get(dir)?.dir;
+    if (!d || !notServed.has(dir) || Date.now() - (readmitted.get(dir) ?? 0) < 1000) return;
+    readmitted.set(dir, Date.now());
+    if (await keyVars.held(d.platform.apiKeyEnv)) await queues.admit(dir);
+  };
+}
+
+/**
+ * Recovery: slots whose job is gone (a worker died between admission and enqueue) go back to the
+ * backlog; backlogs get an admission turn. A slot is checked once it is this old (then re-stamped).
+ */
+function startAdmissionRecovery(queues: SyncQueues, config: Config, logger: Logger): Periodic {
+  const leaseMs = Math.max(10000, config.sync.sweepIntervalMs * 2);
+  return periodic(() => queues.recover(leaseMs)
+    .then((r) => { if (r.requeued) logger.info(r, "admission slots whose job was gone were given back"); })
+    .catch((err: Error) => logger.warn({ err: { message: err.message } }, "admission recovery failed")), config.sync.sweepIntervalMs);
+}
+
+/** The one outbox dispatcher of the process, for every enabled directory, started. */
+async function startDispatcher(redis: RedisConnection, queues: SyncQueues, registry: DirectoryRegistry, config: Config,
+  consumer: string, opts: RuntimeOptions, logger: Logger): Promise<OutboxDispatcher> {
+  const dispatcher = new OutboxDispatcher(redis, queues, {
+    keyPrefix: config.redis.keyPrefix, directoryIds: registry.enabled().map((d) => d.id),
+    consumer, sweepIntervalMs: config.sync.sweepIntervalMs,
+    claimIdleMs: Math.max(config.sync.sweepIntervalMs, 10000), fullPollMs: opts.outboxFullPollMs,
+  }, logger);
+  await dispatcher.init();
+  dispatcher.start();
+  return dispatcher;
 }
 
 /**
