@@ -41,7 +41,6 @@ export interface StoreCommands {
   resyncSettle(pending: string, progress: string, lock: string, ...args: string[]): Promise<number>;
   resyncAnswer(progress: string, pending: string, lock: string, audit: string, held: string, ...args: string[]): Promise<[number, string, number?]>;
   brakeAdmit(window: string, held: string, released: string, pass: string, synced: string, state: string, ...args: string[]): Promise<"pass" | "held" | "engaged" | "released">;
-  mergeOwners(owners: string, ...entries: string[]): Promise<string[]>;
   handOverOwner(owners: string, resource: string, to: string, from: string): Promise<[number, string]>;
   /** Keys counted per call (`<name>-n.lua`): the number of keys first, then the keys, then the arguments. */
   backfillSortIndex(numKeys: number, ...keysThenArgs: string[]): Promise<number>;

@@ -54,7 +54,7 @@ describe("group reconcile: O(change)", () => {
     await waitIdle(e, "wf");
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(2); // one add (d), one remove (b)
     expect((await e.state.members(e.state.appliedMembersKey("wf", gid))).sort()).toEqual([a, c, d].sort());
-    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect(await e.redis.hlen(e.state.keys("wf").changedMembers(gid))).toBe(0);
   });
 
   it("should remove the members a remove names beside non-members, with one call, and leave nothing waiting", async () => {
@@ -72,7 +72,7 @@ describe("group reconcile: O(change)", () => {
     await waitIdle(e, "wf");
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
     expect(await e.state.members(e.state.appliedMembersKey("wf", gid))).toEqual([b]);
-    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect(await e.redis.hlen(e.state.keys("wf").changedMembers(gid))).toBe(0);
     expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
   });
 
@@ -176,7 +176,7 @@ describe("group reconcile: O(change)", () => {
     expect(await endpointCalls(e, "PATCH /scim/v2/Groups/:id") - patchesBefore).toBe(1);
     expect((await simGroup(e, "Fifty Thousand"))!.members.map((m) => m.value)).toEqual([pid]);
     expect(await e.state.members(e.state.appliedMembersKey("wf", gid))).toEqual([joiner]);
-    expect(await e.redis.hlen(e.state.changedMembersKey("wf", gid))).toBe(0);
+    expect(await e.redis.hlen(e.state.keys("wf").changedMembers(gid))).toBe(0);
     expect((await e.state.get("wf", "group", gid)).status).toBe("synced");
   });
 });

@@ -85,11 +85,6 @@ export class SyncStateStore {
     return this.keys(dir).appliedMembers(groupId);
   }
 
-  /** Members of a group whose membership may have to change on the platform (`P s:gch:<id>`). */
-  changedMembersKey(dir: string, groupId: string): string {
-    return this.keys(dir).changedMembers(groupId);
-  }
-
   /** Both keys of a group's changed members: this release's and earlier releases' (until merged). */
   changedMembersKeys(dir: string, groupId: string): [string, string] {
     const k = this.keys(dir);
