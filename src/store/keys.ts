@@ -8,8 +8,9 @@
  *                         un (lower userName), x (externalId), e (lower emails, \n-separated), n (lower displayName)
  *   P users        ZSET   user ids scored by creation sequence: the stable order of list paging
  *   P uids         SET    the same user ids, for writeGroup's check that members are users (one SMISMEMBER
- *                         costs Redis less per id than an EXISTS of its u: key or a ZMSCORE on users); a
- *                         directory of an earlier release fills it as group writes name its users
+ *                         costs Redis less per id than an EXISTS of its u: key or a ZMSCORE on users);
+ *                         writeUser adds, deleteUser removes, and a user a group write finds in P users but
+ *                         not here is added then, so the check never wrongly refuses a user
  *   P g:<id>       HASH   group: d (body JSON without id/meta/members), v, c, m, n (lower displayName),
  *                         x (externalId), dn (displayName as sent)
  *   P gm:<id>      HASH   the group's members: value → "<U|G><display>" (U = user, G = group)
@@ -55,8 +56,7 @@ import { accountIdentity } from "../accounts/account-identity";
 /**
  * `<keyPrefix>:{acct-<hash>}:rate`: the call window shared by every directory that syncs into one platform
  * account (the same account identity, src/accounts/account-identity.ts), with its own hash tag (its one-key
- * script runs on any shard). A window lasts the account's `durationMs`, so earlier releases' windows (keyed
- * by the lower-cased URL) need no move: they expire.
+ * script runs on any shard). The key expires two windows (`durationMs`) and a minute after the last call it let through.
  */
 export function platformAccountRateKey(keyPrefix: string, baseUrl: string): string {
   return `${keyPrefix}:{acct-${createHash("sha256").update(accountIdentity(baseUrl)).digest("hex").slice(0, 16)}}:rate`;

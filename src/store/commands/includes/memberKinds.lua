@@ -9,11 +9,10 @@
   writeUser adds, deleteUser removes), and when every value is in it all are users. Otherwise only the
   values the set does not hold are looked up, in batches: one ZMSCORE per BATCH values on the id sets
   <P>users and <P>groups, which hold exactly the ids whose u:/g: hash exists, and the users found there
-  are added to <P>uids by the caller (a directory of an earlier release fills it as its users are named).
-  Why a set of its own: under 50 clients of 256-member adds, an EXISTS of each value's <P>u: key cost
-  Redis ~1.3 µs per value (the key, then its expiry), SMISMEMBER on the set ~0.45 µs; ZMSCORE costs about
-  as much as EXISTS (Redis 7.0 formats each score it returns with snprintf("%.17g")). BATCH stays far
-  below Lua's unpack limit of 8000.
+  are added to <P>uids by the caller, so a user missing from the set is looked up once, then listed.
+  Why a set of its own: SMISMEMBER on it costs Redis about a third of what an EXISTS of each value's <P>u:
+  key costs (EXISTS looks up the key, then its expiry); ZMSCORE costs about as much as EXISTS (Redis
+  formats each score it returns with snprintf("%.17g")). BATCH stays far below Lua's unpack limit of 8000.
 
   Redis before 6.2 has neither command: with P (the directory's key prefix) given, it counts the u: hashes
   of a batch with EXISTS and looks up each value of a batch that is not all users; without P the error
