@@ -49,8 +49,10 @@ describe("platform health after a successful call", () => {
     const label = (await (await s.admin("/directories/wf")).json()).metricsLabel as string;
     expect(label).toMatch(/^d-[0-9a-f]{12}$/);
     expect(metrics).toContain(`platform_healthy{directory="${label}"} 0`);
-    const page = await (await s.admin("/status", { headers: { Accept: "text/html" } })).text();
+    // the directory's own page, behind the admin token, says what the key check met and since when
+    const page = await (await s.admin("/status/wf", { headers: { Accept: "text/html" } })).text();
     expect(page).toContain("unverified");
+    expect(page).toContain("unreachable since");
   });
 
   it("should turn healthy on the directory's next successful call, without a restart", async () => {
