@@ -9,7 +9,8 @@
  *   cluster  (only with JEST_CLUSTER=1: `npm run test:cluster`) a local Redis Cluster of 3 masters + 3
  *          replicas started by test/cluster/global-setup.ts; every suite of `fast` and `fault` runs on it
  *          unchanged (the helpers connect through the cluster), plus test/cluster: a master killed
- *          mid-push, and Sentinel
+ *          mid-push, and Sentinel; except the suites that drive Debian chromium (test/admin/*-page(s)),
+ *          whose pages read through the same admin routes the cluster run already covers
  * `npx jest test/<path>` runs the matching suites of every project.
  * @type {import('jest').Config}
  */
@@ -35,8 +36,11 @@ module.exports = {
     { ...shared, displayName: "fault", roots: ["<rootDir>/test/fault"] },
     ...(process.env.JEST_CLUSTER === "1" ? [{
       // every suite of `fast` and `fault` (the selection it had before missed directory deletes, which
-      // failed on a cluster), plus test/cluster; suites that start a redis-server of their own keep it
+      // failed on a cluster), plus test/cluster; suites that start a redis-server of their own keep it.
+      // The browser suites stay out: a page renders what the admin routes answer, and those routes, with
+      // every store and sync path under them, run here; the browser's ~80 s would only redraw them
       ...shared, displayName: "cluster", roots: ["<rootDir>/test"],
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/admin/status-page\\.test\\.ts$", "<rootDir>/test/admin/directory-pages\\.test\\.ts$", "<rootDir>/test/admin/brake-page\\.test\\.ts$"],
       globalSetup: "<rootDir>/test/cluster/global-setup.ts", globalTeardown: "<rootDir>/test/cluster/global-teardown.ts",
     }] : []),
   ],
