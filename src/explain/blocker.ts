@@ -77,7 +77,8 @@ export function blockerOf(f: BlockerFacts): Blocker {
     return { code: "failed", message: `failed after ${st.attempts} attempt(s): ${why}`, action: `fix the cause (in the IdP or on the platform), then ${ref(f)}, or scim-bridge retry-failed ${dir}` };
   }
   if (s.inFlightSince) return { code: "running", message: `being reconciled now (admitted at ${s.inFlightSince})`, action: "none: wait for its result" };
-  if (s.retryingSince) {
+  // a retry left waiting after the resource was applied some other way (sync-now) holds nothing: it will find it done
+  if (s.retryingSince && !current) {
     return { code: "retrying", message: `its reconcile failed (attempt ${st.attempts}${st.lastError ? `: ${st.lastError}` : ""}) and waits out its retry delay since ${s.retryingSince}`, action: `none: it is retried with backoff; ${ref(f)} tries at once` };
   }
   if (s.ahead !== null) return { code: "queued", message: `queued behind ${s.ahead + s.running} item(s): ${s.ahead} ahead of it in the backlog, ${s.running} running`, action: `none: it runs in turn; ${ref(f)} runs it at once` };
