@@ -30,6 +30,7 @@ if settled then return settled end
 
 -- @include drainMemberOf
 -- @include sortIndex
+-- @include groupIndexes
 
 -- the write itself (left unindented)
 local function run()
@@ -39,12 +40,7 @@ local cur = redis.call('HMGET', key, 'v', 'n', 'x', 'm')
 if not cur[1] then return {'NOTFOUND'} end
 if expv ~= '' and tonumber(expv) ~= tonumber(cur[1]) then return {'PRECONDITION', cur[1]} end
 
-for _, ix in ipairs({{KEYS[7], KEYS[8], cur[2]}, {KEYS[9], KEYS[10], cur[3]}}) do
-  if ix[3] and ix[3] ~= '' then
-    redis.call('ZREM', ix[1], ix[3] .. '\0' .. id)
-    if redis.call('HGET', ix[2], ix[3]) == id then redis.call('HDEL', ix[2], ix[3]) end
-  end
-end
+moveGroupIndexes(id, {{KEYS[7], KEYS[8], cur[2], ''}, {KEYS[9], KEYS[10], cur[3], ''}})
 drainMemberOf(P) -- the reverse index made exact first
 -- a large group has no reverse-index entries to remove (includes/drainMemberOf.lua)
 if redis.call('SREM', KEYS[6], id) == 0 then

@@ -27,6 +27,7 @@
 ]]
 -- @include settledWrite
 -- @include sortIndex
+-- @include groupIndexes
 local rk = ARGV[13] ~= '' and KEYS[15] or nil
 local settled = settledReply(rk)
 if settled then return settled end
@@ -72,17 +73,8 @@ redis.call('UNLINK', KEYS[3])
 if exists and not docChanged and not membersChanged then return {'NOOP', cur.v, cur.c, cur.m} end
 
 if docChanged then
-  -- non-unique indexes: "<value>\0<group id>" in lexicographic sorted sets (and earlier releases' hashes)
-  for _, ix in ipairs({{KEYS[7], KEYS[8], cur.n, n}, {KEYS[5], KEYS[6], cur.x, x}}) do
-    local before, after = ix[3], ix[4]
-    if before ~= after then
-      if before and before ~= '' then
-        redis.call('ZREM', ix[1], before .. '\0' .. id)
-        if redis.call('HGET', ix[2], before) == id then redis.call('HDEL', ix[2], before) end
-      end
-      if after ~= '' then redis.call('ZADD', ix[1], 0, after .. '\0' .. id) end
-    end
-  end
+  -- non-unique indexes (includes/groupIndexes.lua)
+  moveGroupIndexes(id, {{KEYS[7], KEYS[8], cur.n, n}, {KEYS[5], KEYS[6], cur.x, x}})
   redis.call('HSET', KEYS[1], 'd', newD, 'n', n, 'x', x, 'dn', dn)
 end
 local v = (tonumber(cur.v) or 0) + 1

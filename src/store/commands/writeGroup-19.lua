@@ -49,6 +49,7 @@ if settled then return settled end
 
 -- @include drainMemberOf
 -- @include sortIndex
+-- @include groupIndexes
 -- @include memberKinds
 local MEMBER_OF_QUEUE_LIMIT = 256
 -- member changes one write applies when the queue is over its limit (more than one 256-member entry: it shrinks)
@@ -251,17 +252,8 @@ end
 if not changed then return {'NOOP', tostring(cur.v), cur.c, cur.m} end
 
 if docChanged then
-  -- non-unique indexes: "<value>\0<group id>" in lexicographic sorted sets
-  for _, ix in ipairs({{KEYS[7], KEYS[8], cur.n, n}, {KEYS[9], KEYS[10], cur.x, x}}) do
-    local before, after = ix[3], ix[4]
-    if before ~= after then
-      if before and before ~= '' then
-        redis.call('ZREM', ix[1], before .. '\0' .. id)
-        if redis.call('HGET', ix[2], before) == id then redis.call('HDEL', ix[2], before) end
-      end
-      if after ~= '' then redis.call('ZADD', ix[1], 0, after .. '\0' .. id) end
-    end
-  end
+  -- non-unique indexes (includes/groupIndexes.lua)
+  moveGroupIndexes(id, {{KEYS[7], KEYS[8], cur.n, n}, {KEYS[9], KEYS[10], cur.x, x}})
   redis.call('HSET', key, 'd', newD, 'n', n, 'x', x, 'dn', dn)
 end
 local v = (cur.v or 0) + 1
