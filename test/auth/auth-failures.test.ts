@@ -9,6 +9,7 @@ import { startScim, TOKENS, type TestScim } from "../helpers/scim-app";
 import { expectScimError } from "../helpers/expect-scim";
 import { snapshotRedis } from "../helpers/redis-snapshot";
 import { AuthFailureKeys } from "../../src/auth/auth-failure-keys";
+import { waitFor } from "../helpers/wait-for";
 
 const wrong = (i: number | string) => ({ Authorization: `Bearer wrong-token-${i}` });
 
@@ -91,13 +92,13 @@ describe("failure limit per (directory, client address)", () => {
   it("should answer wrong tokens with 401 again once the window has passed", async () => {
     for (let i = 0; i < 4; i++) await request(s.app).get("/scim/v2/acme/Users").set(via("198.51.100.5")).set(wrong(i));
     const key = new AuthFailureKeys(s.prefix).directory("acme", "198.51.100.5");
-    // wait for the event: the window's counter expires and the process stops refusing
-    for (;;) {
+    // wait for the event: the window's counter expires and the process stops refusing (429 until then)
+    await waitFor(async () => {
       const res = await request(s.app).get("/scim/v2/acme/Users").set(via("198.51.100.5")).set(wrong("w"));
-      if (res.status === 401) break;
+      if (res.status === 401) return true;
       expectScimError(res, 429);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return undefined;
+    }, 15000, "a wrong token answered 401 once the window passed");
     expect(await s.redis.get(key)).toBe("1"); // a fresh window, counting from the failure just sent
   });
 });
